@@ -1,0 +1,41 @@
+/**
+ * Fault injection for the local/test environments (CONTRACT.md section 4).
+ * A fault stays set for every later request until DELETE /__standin/faults.
+ */
+export const FAULT_NAMES = [
+  'route-code1',
+  'route-error',
+  'start-live-error',
+  'start-live-slow',
+  'stream-never-active',
+  'signaling-drop',
+  'signaling-down',
+  'signaling-quit',
+  'media-drop',
+  'media-down',
+] as const;
+
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+const active = new Set<FaultName>();
+
+export function isFaultName(value: unknown): value is FaultName {
+  return typeof value === 'string' && (FAULT_NAMES as readonly string[]).includes(value);
+}
+
+export function setFaults(names: readonly FaultName[]): void {
+  active.clear();
+  for (const name of names) active.add(name);
+}
+
+export function clearFaults(): void {
+  active.clear();
+}
+
+export function hasFault(name: FaultName): boolean {
+  return active.has(name);
+}
+
+export function activeFaults(): FaultName[] {
+  return [...active];
+}

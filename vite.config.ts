@@ -1,0 +1,59 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import pkg from './package.json' with { type: 'json' };
+
+const MODES = ['local', 'debug', 'test', 'pre', 'product'] as const;
+
+export default defineConfig(({ mode }) => {
+  // vitest runs with mode "test"; every other mode must be one of the product environments.
+  if (!process.env.VITEST && !(MODES as readonly string[]).includes(mode) && mode !== 'development') {
+    throw new Error(`Unknown environment "${mode}". Use one of: ${MODES.join(', ')}`);
+  }
+  return {
+    base: '/25d/',
+    plugins: [react()],
+    define: {
+      __APP_VERSION__: JSON.stringify(pkg.version),
+      __APP_ENV__: JSON.stringify(mode === 'development' ? 'local' : mode),
+    },
+    worker: { format: 'es' },
+    build: {
+      target: 'es2022',
+      sourcemap: true,
+      assetsInlineLimit: 0,
+    },
+    server: {
+      // `npm run dev` proxies every service path to a running stand-in (npm run serve).
+      proxy: Object.fromEntries(
+        ['/ue', '/get', '/start_live', '/stop_live', '/api', '/rtc', '/ws', '/speech', '/__standin'].map((p) => [
+          p,
+          { target: process.env.STANDIN_URL ?? 'http://127.0.0.1:8080', ws: true, changeOrigin: false },
+        ]),
+      ),
+    },
+    test: {
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'client',
+            environment: 'jsdom',
+            include: ['src/**/*.test.{ts,tsx}'],
+            setupFiles: ['src/test/setup.ts'],
+          },
+        },
+        {
+          extends: true,
+          test: {
+            name: 'server',
+            environment: 'node',
+            include: ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+            testTimeout: 30_000,
+            hookTimeout: 60_000,
+          },
+        },
+      ],
+    },
+  };
+});
