@@ -1,0 +1,97 @@
+/**
+ * Per-environment configuration. Vite's mode picks the environment at build time
+ * (`vite build --mode local|debug|test|pre|product`); `__APP_ENV__` is that mode.
+ *
+ * Base URLs may be '' to mean "the page's own origin" (the local stand-in serves
+ * everything on one origin). The real hosts of the other environments are not
+ * known to this repository: set them with the VITE_* variables listed in the
+ * README when building for a real deployment.
+ */
+export type EnvName = 'local' | 'debug' | 'test' | 'pre' | 'product';
+
+export interface EnvironmentConfig {
+  name: EnvName;
+  userServiceUrl: string;
+  routingServiceUrl: string;
+  liveServiceUrl: string;
+  /** Overrides the srsLink returned by /get/route when set. */
+  mediaServerUrl: string | null;
+  iceServers: RTCIceServer[];
+  /** Speech service host for SpeechConfig.fromHost; null means fromSubscription(key, region). */
+  speechHost: string | null;
+  /** The account id that turns on the AI-summary notice and the digital-host label. */
+  specialAccountId: string;
+  /** The network stats panel is always on in this environment. */
+  showBitrate: boolean;
+  /** Debug conveniences (session-log hotkey). */
+  debugTools: boolean;
+  /** serverName sent to /get/route. */
+  serverName: string;
+}
+
+const env = import.meta.env as Record<string, string | undefined>;
+
+function fromEnv(name: string, fallback: string): string {
+  const value = env[name];
+  return value !== undefined && value !== '' ? value : fallback;
+}
+
+function iceFromEnv(): RTCIceServer[] {
+  const urls = env.VITE_TURN_URLS;
+  if (!urls) return [];
+  return [
+    {
+      urls: urls.split(',').map((u) => u.trim()).filter(Boolean),
+      username: env.VITE_TURN_USERNAME,
+      credential: env.VITE_TURN_CREDENTIAL,
+    },
+  ];
+}
+
+function sameOriginWs(): string {
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}`;
+}
+
+function remote(name: EnvName, debug: boolean): EnvironmentConfig {
+  return {
+    name,
+    userServiceUrl: fromEnv('VITE_USER_SERVICE_URL', ''),
+    routingServiceUrl: fromEnv('VITE_ROUTING_SERVICE_URL', ''),
+    liveServiceUrl: fromEnv('VITE_LIVE_SERVICE_URL', ''),
+    mediaServerUrl: env.VITE_MEDIA_SERVER_URL || null,
+    iceServers: iceFromEnv(),
+    speechHost: null,
+    specialAccountId: fromEnv('VITE_SPECIAL_ACCOUNT_ID', ''),
+    showBitrate: debug,
+    debugTools: debug,
+    serverName: fromEnv('VITE_SERVER_NAME', 'digital-human'),
+  };
+}
+
+export function environmentFor(name: EnvName): EnvironmentConfig {
+  switch (name) {
+    case 'local':
+      return {
+        name,
+        userServiceUrl: '',
+        routingServiceUrl: '',
+        liveServiceUrl: '',
+        mediaServerUrl: null,
+        iceServers: [],
+        speechHost: sameOriginWs(),
+        specialAccountId: 'gov',
+        showBitrate: false,
+        debugTools: true,
+        serverName: 'standin',
+      };
+    case 'debug':
+      return remote(name, true);
+    case 'test':
+    case 'pre':
+    case 'product':
+      return remote(name, false);
+  }
+}
+
+export const environment: EnvironmentConfig = environmentFor(__APP_ENV__);
+export const APP_VERSION: string = __APP_VERSION__;

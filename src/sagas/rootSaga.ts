@@ -1,0 +1,5 @@
+import { all } from 'typed-redux-saga';
+
+export function* rootSaga() {
+  yield* all([]);
+}
