@@ -1,0 +1,189 @@
+/**
+ * The WHEP side of a room: one werift RTCPeerConnection per viewer, answering with every ICE
+ * candidate already in the SDP (WHEP without trickle), on loopback only. Each peer has its own
+ * tracks because werift's sender rewrites the packets it is given (SSRC, sequence offsets).
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  useAbsSendTime,
+  useNACK,
+  usePLI,
+  useSdesMid,
+} from 'werift';
+import { recordEvent } from '../events.ts';
+import { createLogger } from '../log.ts';
+import { AUDIO_PAYLOAD_TYPE, VIDEO_PAYLOAD_TYPE } from './encoders.ts';
+import { WhepOfferError, checkWhepOffer } from './offer.ts';
+
+const log = createLogger('media');
+
+const GATHER_TIMEOUT_MS = 5000;
+/** An answer nobody connects to is abandoned after this long. */
+const CONNECT_TIMEOUT_MS = 20_000;
+/** werift reports 'disconnected' on consent loss; give the path a moment to recover. */
+const DISCONNECTED_GRACE_MS = 5000;
+
+interface Peer {
+  id: string;
+  pc: RTCPeerConnection;
+  video: MediaStreamTrack;
+  audio: MediaStreamTrack;
+  connected: boolean;
+  closed: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+function newPeerConnection(): RTCPeerConnection {
+  return new RTCPeerConnection({
+    iceServers: [],
+    // Only loopback host candidates: the stand-in and the browser share the machine, and
+    // offering LAN addresses would just make ICE slower and expose them.
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    iceInterfaceAddresses: { udp4: '127.0.0.1' },
+    codecs: {
+      video: [
+        new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback: [useNACK(), usePLI()] }),
+      ],
+      audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PAYLOAD_TYPE })],
+    },
+    headerExtensions: { video: [useSdesMid(), useAbsSendTime()], audio: [useSdesMid()] },
+  });
+}
+
+function waitForGathering(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(finish, GATHER_TIMEOUT_MS);
+    const { unSubscribe } = pc.iceGatheringStateChange.subscribe((state) => {
+      if (state === 'complete') finish();
+    });
+    function finish(): void {
+      clearTimeout(timer);
+      unSubscribe();
+      resolve();
+    }
+  });
+}
+
+/** Emits 'peer-connected' (peerId) and 'peer-closed' (peerId). */
+export class WhepPeers extends EventEmitter {
+  private readonly peers = new Map<string, Peer>();
+
+  constructor(
+    private readonly roomId: string,
+    private readonly maxPeers = 4,
+  ) {
+    super();
+  }
+
+  async answer(offerSdp: string): Promise<{ answerSdp: string; peerId: string }> {
+    checkWhepOffer(offerSdp);
+    // A full room makes room for the newcomer: usually it is the same viewer reconnecting
+    // before its old connection has been declared dead.
+    for (const old of this.peers.values()) {
+      if (this.peers.size < this.maxPeers) break;
+      log.warn('peer limit reached, closing the oldest peer', { roomId: this.roomId, peerId: old.id });
+      this.close(old.id);
+    }
+    const pc = newPeerConnection();
+    const peer: Peer = {
+      id: randomUUID(),
+      pc,
+      video: new MediaStreamTrack({ kind: 'video' }),
+      audio: new MediaStreamTrack({ kind: 'audio' }),
+      connected: false,
+      closed: false,
+      timer: undefined,
+    };
+    try {
+      pc.addTransceiver(peer.video, { direction: 'sendonly' });
+      pc.addTransceiver(peer.audio, { direction: 'sendonly' });
+      await pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      await waitForGathering(pc);
+    } catch (err) {
+      void pc.close().catch(() => undefined);
+      const reason = err instanceof Error ? err.message : String(err);
+      log.warn('whep offer rejected', { roomId: this.roomId, reason });
+      throw new WhepOfferError(`the offer could not be answered: ${reason}`);
+    }
+    const answerSdp = pc.localDescription?.sdp;
+    if (!answerSdp) {
+      void pc.close().catch(() => undefined);
+      throw new WhepOfferError('the offer could not be answered: no local description');
+    }
+    this.peers.set(peer.id, peer);
+    pc.connectionStateChange.subscribe((state) => this.onState(peer, state));
+    this.arm(peer, CONNECT_TIMEOUT_MS, 'never connected');
+    log.info('whep answer', { roomId: this.roomId, peerId: peer.id, peers: this.peers.size });
+    return { answerSdp, peerId: peer.id };
+  }
+
+  private arm(peer: Peer, ms: number, reason: string): void {
+    clearTimeout(peer.timer);
+    peer.timer = setTimeout(() => {
+      log.warn('closing peer', { roomId: this.roomId, peerId: peer.id, reason });
+      this.close(peer.id);
+    }, ms);
+    peer.timer.unref();
+  }
+
+  private onState(peer: Peer, state: string): void {
+    if (peer.closed) return;
+    recordEvent('whep', 'out', { roomId: this.roomId, peerId: peer.id, state });
+    log.info('peer state', { roomId: this.roomId, peerId: peer.id, state });
+    if (state === 'connected') {
+      clearTimeout(peer.timer);
+      if (!peer.connected) {
+        peer.connected = true;
+        this.emit('peer-connected', peer.id);
+      }
+    } else if (state === 'disconnected') {
+      this.arm(peer, DISCONNECTED_GRACE_MS, 'disconnected too long');
+    } else if (state === 'failed' || state === 'closed') {
+      this.close(peer.id);
+    }
+  }
+
+  /** Forwards one RTP packet to every connected peer; returns how many got it. */
+  send(kind: 'video' | 'audio', packet: Buffer): number {
+    let sent = 0;
+    for (const peer of this.peers.values()) {
+      if (!peer.connected) continue;
+      try {
+        peer[kind].writeRtp(packet);
+        sent++;
+      } catch (err) {
+        log.warn('rtp forward failed', { roomId: this.roomId, peerId: peer.id, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return sent;
+  }
+
+  close(peerId: string): void {
+    const peer = this.peers.get(peerId);
+    if (!peer || peer.closed) return;
+    peer.closed = true;
+    clearTimeout(peer.timer);
+    this.peers.delete(peerId);
+    peer.video.stop();
+    peer.audio.stop();
+    recordEvent('whep', 'out', { roomId: this.roomId, peerId, state: 'closed' });
+    void peer.pc.close().catch((err: unknown) => log.warn('peer close failed', { peerId, error: String(err) }));
+    this.emit('peer-closed', peerId);
+  }
+
+  closeAll(): void {
+    for (const id of [...this.peers.keys()]) this.close(id);
+  }
+
+  count(): number {
+    return this.peers.size;
+  }
+}
