@@ -26,7 +26,7 @@ export default defineConfig(({ mode }) => {
     server: {
       // `npm run dev` proxies every service path to a running stand-in (npm run serve).
       proxy: Object.fromEntries(
-        ['/ue', '/get', '/start_live', '/stop_live', '/api', '/rtc', '/ws', '/speech', '/__standin'].map((p) => [
+        ['/ue', '/get', '/start_live', '/stop_live', '/api', '/rtc', '/ws', '/speech', '/__standin', '/assets-standin', '/healthz'].map((p) => [
           p,
           { target: process.env.STANDIN_URL ?? 'http://127.0.0.1:8080', ws: true, changeOrigin: false },
         ]),

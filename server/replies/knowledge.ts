@@ -3,7 +3,7 @@
  * knowledge.data.ts; this module is the one place that reads them, so the
  * signaling replies and the speech grammar agree on the questions.
  */
-import { ENTRIES, type KnowledgeEntry } from './knowledge.data.ts';
+import { ENTRIES, FALLBACK, GREETING_ID, type AnswerPart, type KnowledgeEntry } from './knowledge.data.ts';
 
 export type KbLang = 'en' | 'zh';
 
@@ -12,4 +12,66 @@ export function questions(lang: KbLang): string[] {
   return ENTRIES.flatMap((entry) => entry.questions[lang]);
 }
 
-export type { KnowledgeEntry };
+/** zh and cht are answered from the Chinese entries, every other language from the English ones. */
+export function kbLang(clientLang: unknown): KbLang {
+  return clientLang === 'zh' || clientLang === 'cht' ? 'zh' : 'en';
+}
+
+/** Lower case, punctuation and symbols removed, whitespace collapsed. */
+export function normalize(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[\p{P}\p{S}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const HAN = /\p{Script=Han}/u;
+
+/** How many of an entry's keywords the text contains: whole words in English, substrings in Chinese. */
+function keywordScore(entry: KnowledgeEntry, words: Set<string>, compact: string): number {
+  let score = 0;
+  for (const keyword of entry.keywords.en) if (words.has(keyword)) score += 1;
+  for (const keyword of entry.keywords.zh) if (compact.includes(keyword)) score += 1;
+  return score;
+}
+
+export interface Match {
+  entry: KnowledgeEntry;
+  how: 'exact' | 'keywords' | 'fallback';
+}
+
+/**
+ * Exact question match first (in either language, so a Chinese session that
+ * types an English question still gets an answer), then the entry sharing the
+ * most keywords, else the polite fallback.
+ */
+export function findEntry(text: string): Match {
+  const norm = normalize(text);
+  // Chinese is written without spaces; compare it without them.
+  const compact = HAN.test(norm) ? norm.replace(/ /g, '') : norm;
+  for (const entry of ENTRIES) {
+    const all = [...entry.questions.en, ...entry.questions.zh].map(normalize);
+    if (all.some((q) => q === norm || (HAN.test(q) && q.replace(/ /g, '') === compact))) return { entry, how: 'exact' };
+  }
+  const words = new Set(norm.split(' '));
+  let best: KnowledgeEntry | null = null;
+  let bestScore = 0;
+  for (const entry of ENTRIES) {
+    const score = keywordScore(entry, words, compact);
+    if (score > bestScore) {
+      best = entry;
+      bestScore = score;
+    }
+  }
+  return best ? { entry: best, how: 'keywords' } : { entry: FALLBACK, how: 'fallback' };
+}
+
+export function greetingEntry(): KnowledgeEntry {
+  const entry = ENTRIES.find((e) => e.id === GREETING_ID);
+  if (!entry) throw new Error('the knowledge base has no greeting entry');
+  return entry;
+}
+
+export type { AnswerPart, KnowledgeEntry };

@@ -1,0 +1,209 @@
+/**
+ * The stand-in: one node:http server imitating, on one origin, the user,
+ * routing, live and media services, the signaling channel and the speech
+ * service, plus the built app and the demo's media.
+ */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { SPEECH_KEY } from './accounts.ts';
+import { DEFAULT_ASSETS_DIR, generateDemoAssets } from './assets.ts';
+import { controlRoutes } from './control.ts';
+import { createRouter, logRequest, type Route } from './http/router.ts';
+import { accountRoutes } from './http/routes/account.ts';
+import { liveRoutes } from './http/routes/live.ts';
+import { srsRoutes } from './http/routes/srs.ts';
+import { createStaticHandler } from './http/static.ts';
+import { createLogger } from './log.ts';
+import type * as MediaModuleTypes from './media/index.ts';
+import { questions } from './replies/knowledge.ts';
+import { RoomRegistry, type CreateMedia } from './rooms.ts';
+import { watchLiveFaults } from './signaling/liveFaults.ts';
+import { createSignaling, SIGNALING_PATH, type SignalingOptions } from './signaling/server.ts';
+
+export type StandinEnv = 'local' | 'test' | 'debug' | 'pre' | 'product';
+export const STANDIN_ENVS: readonly StandinEnv[] = ['local', 'test', 'debug', 'pre', 'product'];
+
+export interface SpeechService {
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  close(): Promise<void>;
+}
+
+export interface StandinOptions {
+  env: StandinEnv;
+  /** The built app (Vite's dist/); null serves no app. Default 'dist'. */
+  publicDir?: string | null;
+  /** Where the demo's media are generated and served from. */
+  assetsDir?: string;
+  /** Default: server/media's createMediaPipeline. Tests inject a fake. */
+  createMedia?: CreateMedia;
+  /** Default: server/speech's service; null runs without speech. */
+  speech?: SpeechService | null;
+  /** Default: generate the demo's media with ffmpeg. */
+  prepareAssets?: (dir: string, signal: AbortSignal) => Promise<void>;
+  roomIdleMs?: number;
+  maxRooms?: number;
+  /** Delay between a session going live and its faults firing (2 s by contract). */
+  faultDelayMs?: number;
+  /** How long start-live-slow holds /start_live (20 s by contract). */
+  slowStartMs?: number;
+  signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play'>;
+}
+
+export interface Standin {
+  server: http.Server;
+  /** Resolves when /healthz would answer 200 for everything but the built app. */
+  ready: Promise<void>;
+  rooms: RoomRegistry;
+  close(): Promise<void>;
+}
+
+const log = createLogger('http');
+
+type MediaModule = typeof MediaModuleTypes;
+type SpeechModule = { createSpeechService(o: { expectedKey: string; grammarQuestions?: string[] }): SpeechService };
+
+/**
+ * The media and speech modules are loaded when present, so the stand-in (and
+ * its tests, with fakes) runs while they are still being written.
+ */
+async function optionalModule<T>(relative: string, what: string): Promise<T | null> {
+  try {
+    return (await import(new URL(relative, import.meta.url).href)) as T;
+  } catch (err) {
+    createLogger('app').error(`${what} unavailable: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+function hostOf(server: http.Server): string {
+  const address = server.address();
+  if (!address || typeof address === 'string') return '127.0.0.1';
+  return address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.on('error', () => {});
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export async function createStandin(opts: StandinOptions): Promise<Standin> {
+  const server = http.createServer();
+  const fallbackHost = () => hostOf(server);
+  const shutdown = new AbortController();
+  const assetsDir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
+
+  const mediaModule = opts.createMedia ? null : await optionalModule<MediaModule>('./media/index.ts', 'the media pipeline (server/media)');
+  const createMedia: CreateMedia =
+    opts.createMedia ??
+    (mediaModule
+      ? (roomId) => mediaModule.createMediaPipeline({ roomId })
+      : () => {
+          throw new Error('the media pipeline (server/media) is not available');
+        });
+
+  let speech: SpeechService | null = opts.speech ?? null;
+  if (opts.speech === undefined) {
+    const mod = await optionalModule<SpeechModule>('./speech/index.ts', 'the speech service (server/speech)');
+    speech = mod ? mod.createSpeechService({ expectedKey: SPEECH_KEY, grammarQuestions: questions('en') }) : null;
+  }
+
+  const rooms = new RoomRegistry({
+    createMedia,
+    log: createLogger('rooms'),
+    ...(opts.roomIdleMs !== undefined ? { idleMs: opts.roomIdleMs } : {}),
+    ...(opts.maxRooms !== undefined ? { maxRooms: opts.maxRooms } : {}),
+  });
+  const faultLog = createLogger('faults');
+  rooms.on('created', (room) => watchLiveFaults(room, { delayMs: opts.faultDelayMs ?? 2_000, log: faultLog }));
+
+  const signaling = createSignaling({ rooms, log: createLogger('signaling'), fallbackHost, ...opts.signaling });
+  const routes: Route[] = [
+    ...accountRoutes(),
+    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, shutdown: shutdown.signal }),
+    ...srsRoutes({ rooms, log }),
+    ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, log: createLogger('control') }) : []),
+  ];
+  const route = createRouter(routes, { log, fallbackHost });
+  const statics = createStaticHandler({ publicDir: opts.publicDir === undefined ? 'dist' : opts.publicDir, assetsDir });
+
+  let assetsReady = false;
+  let assetsError: string | null = null;
+  const prepare =
+    opts.prepareAssets ??
+    ((dir: string, signal: AbortSignal) =>
+      generateDemoAssets(dir, { log: createLogger('assets'), makePhoto: mediaModule?.generateAvatarPhoto ?? null, signal }));
+  const ready = prepare(assetsDir, shutdown.signal).then(
+    () => {
+      assetsReady = true;
+    },
+    (err: unknown) => {
+      assetsError = (err as Error).message;
+      createLogger('assets').error('demo assets could not be made', { error: assetsError });
+      throw err;
+    },
+  );
+  // Callers that never await `ready` must not see an unhandled rejection.
+  ready.catch(() => {});
+
+  function health(res: http.ServerResponse): void {
+    const waiting = [
+      ...(assetsReady ? [] : [assetsError ? `assets failed: ${assetsError}` : 'assets']),
+      ...(statics.appReady() ? [] : ['app build (dist/index.html)']),
+    ];
+    const body = waiting.length === 0 ? { ok: true } : { ok: false, waiting };
+    res.writeHead(waiting.length === 0 ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify(body));
+  }
+
+  server.on('request', (req, res) => {
+    logRequest(req, res, log);
+    const path = (req.url ?? '/').split('?')[0];
+    const handled = path === '/healthz' ? Promise.resolve(health(res)).then(() => true) : route(req, res);
+    handled
+      .then((done) => {
+        if (done || statics.handle(req, res)) return;
+        res.writeHead(404, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ code: -1, msg: `not found: ${path}` }));
+      })
+      .catch((err: unknown) => {
+        log.error('request failed', { path, error: String(err) });
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ code: -1, msg: 'internal error' }));
+      });
+  });
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === SIGNALING_PATH) return signaling.handleUpgrade(req, socket, head);
+    try {
+      if (speech?.handleUpgrade(req, socket, head)) return;
+    } catch (err) {
+      createLogger('speech').error('speech upgrade failed', { error: String(err) });
+      return refuseUpgrade(socket, 500, 'Internal Server Error');
+    }
+    log.warn('WebSocket upgrade refused: unknown path', { path });
+    refuseUpgrade(socket, 404, 'Not Found');
+  });
+  server.on('clientError', (err, socket) => {
+    log.warn('malformed HTTP request', { error: err.message });
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  });
+
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    ready,
+    rooms,
+    close() {
+      closing ??= (async () => {
+        shutdown.abort();
+        await Promise.allSettled([signaling.close(), speech?.close(), rooms.closeAll()]);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { activeFaults, clearFaults, FAULT_NAMES } from './faults.ts';
+import { FAKE_OFFER, isCommand, postJson, SignalingClient, startRoom, startTestStandin, type TestStandin } from './http/testkit.ts';
+
+let t: TestStandin;
+let clients: SignalingClient[] = [];
+beforeAll(async () => {
+  t = await startTestStandin({ media: { speechMs: 10 } });
+});
+afterAll(() => t.close());
+afterEach(async () => {
+  clearFaults();
+  for (const c of clients) c.close();
+  clients = [];
+  await t.standin.rooms.closeAll();
+});
+
+async function liveSession(): Promise<{ roomId: string; c: SignalingClient }> {
+  const roomId = await startRoom(t.base);
+  const c = await SignalingClient.connect(t.wsUrl);
+  clients.push(c);
+  c.send({ type: 'offer_2', room_id: roomId });
+  await c.next(isCommand('asr_ready'));
+  await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
+  await new Promise((r) => setTimeout(r, 10));
+  return { roomId, c };
+}
+
+describe('/__standin/faults', () => {
+  it('sets faults for every later request, and DELETE clears them', async () => {
+    const set = await postJson(t.base, '/__standin/faults', { faults: ['route-code1', 'media-drop'] });
+    expect(set).toEqual({ status: 200, json: { faults: ['route-code1', 'media-drop'] } });
+    expect((await postJson(t.base, '/get/route', { uid: 'demo' })).json).toEqual({ code: 1, msg: 'route refused' });
+    expect(await (await fetch(`${t.base}/__standin/faults`)).json()).toEqual({ faults: ['route-code1', 'media-drop'] });
+    const cleared = await fetch(`${t.base}/__standin/faults`, { method: 'DELETE' });
+    expect(await cleared.json()).toEqual({ faults: [] });
+    expect(activeFaults()).toEqual([]);
+  });
+
+  it('replaces the previous set', async () => {
+    await postJson(t.base, '/__standin/faults', { faults: ['route-error'] });
+    await postJson(t.base, '/__standin/faults', { faults: ['start-live-error'] });
+    expect(activeFaults()).toEqual(['start-live-error']);
+  });
+
+  it('answers unknown names with 400 listing the valid ones, and changes nothing', async () => {
+    await postJson(t.base, '/__standin/faults', { faults: ['route-error'] });
+    const { status, json } = await postJson(t.base, '/__standin/faults', { faults: ['route-error', 'explode'] });
+    expect(status).toBe(400);
+    expect(json.msg).toMatch(/unknown fault names: "explode"; valid: route-code1, /);
+    expect(json.valid).toEqual([...FAULT_NAMES]);
+    expect(activeFaults()).toEqual(['route-error']);
+  });
+
+  it('requires an array', async () => {
+    expect((await postJson(t.base, '/__standin/faults', { faults: 'route-error' })).status).toBe(400);
+  });
+});
+
+describe('/__standin/say', () => {
+  it('makes the avatar speak and send the reply to the live session', async () => {
+    const { roomId, c } = await liveSession();
+    const { status, json } = await postJson(t.base, '/__standin/say', {
+      text: 'Welcome to the spring sale.',
+      image_url: 'http://example.test/i.png',
+      related: ['tell me about the discount'],
+    });
+    expect(status).toBe(200);
+    expect(json).toEqual({ code: 0, rooms: [roomId] });
+    const end = await c.next(isCommand('nlp_end'));
+    const parts = c.frames.filter((f) => f.msg_type === 'tts' && f.msg_id === end.msg_id);
+    expect(parts).toEqual([
+      { msg_type: 'tts', msg_id: end.msg_id, text: 'Welcome to the spring sale.' },
+      { msg_type: 'tts', msg_id: end.msg_id, image_url: 'http://example.test/i.png' },
+      { msg_type: 'tts', msg_id: end.msg_id, related_qa: ['tell me about the discount'] },
+    ]);
+    expect(t.medias.get(roomId)!.spoken).toEqual([{ text: 'Welcome to the spring sale.', lang: 'en' }]);
+  });
+
+  it('answers 409 when no session is live', async () => {
+    const roomId = await startRoom(t.base);
+    const c = await SignalingClient.connect(t.wsUrl);
+    clients.push(c);
+    c.send({ type: 'offer_2', room_id: roomId });
+    await c.next(isCommand('asr_ready'));
+    const { status, json } = await postJson(t.base, '/__standin/say', { text: 'Hello.' });
+    expect(status).toBe(409);
+    expect(json.msg).toMatch(/no live session/);
+  });
+
+  it('validates the body', async () => {
+    const { status, json } = await postJson(t.base, '/__standin/say', { video_url: 'ftp://x/v.mp4' });
+    expect(status).toBe(400);
+    expect(json.msg).toBe('video_url must be an http(s) URL');
+  });
+});
+
+describe('/__standin/events', () => {
+  it('lists what the stand-in saw, oldest first, and DELETE clears it', async () => {
+    await fetch(`${t.base}/__standin/events`, { method: 'DELETE' });
+    await postJson(t.base, '/get/route', { uid: 'demo', serverName: 'standin' });
+    const events = (await (await fetch(`${t.base}/__standin/events`)).json()) as { t: number; channel: string; dir: string; body: unknown }[];
+    expect(events.map((e) => [e.channel, e.dir])).toEqual([
+      ['http', 'in'],
+      ['http', 'out'],
+    ]);
+    expect(events[0]!.t).toBeLessThanOrEqual(events[1]!.t);
+    expect(events[0]!.body).toEqual({ method: 'POST', path: '/get/route', body: { uid: 'demo', serverName: 'standin' } });
+    expect((await fetch(`${t.base}/__standin/events`, { method: 'DELETE' })).status).toBe(204);
+    expect(await (await fetch(`${t.base}/__standin/events`)).json()).toEqual([]);
+  });
+});
+
+describe('outside the local and test environments', () => {
+  it('does not mount the control endpoints', async () => {
+    const product = await startTestStandin({ env: 'product' });
+    try {
+      expect((await fetch(`${product.base}/__standin/events`)).status).toBe(404);
+      expect((await postJson(product.base, '/__standin/faults', { faults: ['route-error'] })).status).toBe(404);
+      expect(activeFaults()).toEqual([]);
+    } finally {
+      await product.close();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clearFaults, setFaults } from '../../faults.ts';
+import { postJson, startRoom, startTestStandin, type TestStandin } from '../testkit.ts';
+
+let t: TestStandin;
+beforeAll(async () => {
+  t = await startTestStandin({ maxRooms: 3 });
+});
+afterAll(() => t.close());
+afterEach(async () => {
+  clearFaults();
+  await t.standin.rooms.closeAll();
+});
+
+/** A raw request, so the Host header can be set freely. */
+function rawPost(path: string, body: string, host: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const url = new URL(t.base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path, method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+      let data = '';
+      res.on('data', (c: Buffer) => (data += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(data) as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('POST /get/route', () => {
+  it('returns the signaling and media links of this origin', async () => {
+    const { status, json } = await postJson(t.base, '/get/route', { uid: 'demo', serverName: 'standin' });
+    expect(status).toBe(200);
+    expect(json).toEqual({
+      code: 0,
+      msg: 'ok',
+      data: { webglLin: '', websockLink: `${t.wsUrl}`, srsLink: t.base },
+    });
+  });
+
+  it('builds the links from the Host header, and ignores a Host that is not a host', async () => {
+    const good = await rawPost('/get/route', '{"uid":"demo"}', 'demo.example:9000');
+    expect((good.json.data as Record<string, string>).websockLink).toBe('ws://demo.example:9000/ws/signaling');
+    const bad = await rawPost('/get/route', '{"uid":"demo"}', 'evil.example/"><script>');
+    expect((bad.json.data as Record<string, string>).srsLink).toBe(t.base);
+  });
+
+  it('requires a uid', async () => {
+    const { status, json } = await postJson(t.base, '/get/route', { serverName: 'standin' });
+    expect(status).toBe(400);
+    expect(json).toEqual({ code: -1, msg: 'uid required' });
+  });
+
+  it('answers {"code":1,"msg":"route refused"} under route-code1', async () => {
+    setFaults(['route-code1']);
+    const { status, json } = await postJson(t.base, '/get/route', { uid: 'demo', serverName: 'standin' });
+    expect(status).toBe(200);
+    expect(json).toEqual({ code: 1, msg: 'route refused' });
+  });
+
+  it('answers HTTP 500 under route-error', async () => {
+    setFaults(['route-error']);
+    const { status } = await postJson(t.base, '/get/route', { uid: 'demo', serverName: 'standin' });
+    expect(status).toBe(500);
+  });
+});
+
+describe('POST /start_live', () => {
+  it('starts a room with a unique id', async () => {
+    const a = await postJson(t.base, '/start_live', { app_id: 'standin-demo', uid: 'demo', device_id: 'H5a' });
+    const b = await postJson(t.base, '/start_live', { app_id: 'standin-demo', uid: 'demo', device_id: 'H5b' });
+    expect(a.json).toMatchObject({ status: 'success', system_type: 'standin' });
+    expect(a.json.room_id).toMatch(/^room_[0-9a-f]{12}$/);
+    expect(b.json.room_id).not.toBe(a.json.room_id);
+    expect(t.standin.rooms.get(a.json.room_id as string)?.deviceId).toBe('H5a');
+  });
+
+  it('requires app_id, uid and device_id', async () => {
+    const { status, json } = await postJson(t.base, '/start_live', { app_id: 'standin-demo', uid: 'demo' });
+    expect(status).toBe(400);
+    expect(json).toEqual({ status: 'error', errmsg: 'device_id required' });
+  });
+
+  it('answers "no avatar available" under start-live-error, starting nothing', async () => {
+    setFaults(['start-live-error']);
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
+    expect(json).toEqual({ status: 'error', errmsg: 'no avatar available' });
+    expect(t.standin.rooms.size).toBe(0);
+  });
+
+  it('refuses once every avatar is busy', async () => {
+    for (let i = 0; i < 3; i++) await startRoom(t.base);
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
+    expect(json).toEqual({ status: 'error', errmsg: 'no avatar available' });
+  });
+
+  it('holds the answer under start-live-slow', async () => {
+    setFaults(['start-live-slow']);
+    const started = Date.now();
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(json.status).toBe('success');
+  });
+
+  it('starts no room when the client gives up during start-live-slow', async () => {
+    setFaults(['start-live-slow']);
+    const abort = new AbortController();
+    const pending = fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }), signal: abort.signal });
+    setTimeout(() => abort.abort(), 50);
+    await expect(pending).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(t.standin.rooms.size).toBe(0);
+  });
+});
+
+describe('POST /stop_live', () => {
+  it('stops the room and its media', async () => {
+    const roomId = await startRoom(t.base, 'demo', 'H5x');
+    const media = t.medias.get(roomId)!;
+    const { status, json } = await postJson(t.base, '/stop_live', { room_id: roomId, device_id: 'H5x' });
+    expect(status).toBe(200);
+    expect(json).toEqual({ data: { code: 200002, msg: 'stopped' } });
+    expect(media.closed).toBe(true);
+    expect(t.standin.rooms.get(roomId)).toBeUndefined();
+  });
+
+  it('answers an unknown room with 404 and data.code 404', async () => {
+    const { status, json } = await postJson(t.base, '/stop_live', { room_id: 'room_000000000000', device_id: 'H5x' });
+    expect(status).toBe(404);
+    expect(json).toEqual({ data: { code: 404, msg: 'room not found: room_000000000000' } });
+  });
+
+  it('refuses to stop a room for another device', async () => {
+    const roomId = await startRoom(t.base, 'demo', 'H5owner');
+    const { status, json } = await postJson(t.base, '/stop_live', { room_id: roomId, device_id: 'H5other' });
+    expect(status).toBe(403);
+    expect((json.data as { code: number }).code).toBe(403);
+    expect(t.standin.rooms.get(roomId)).toBeDefined();
+  });
+
+  it('requires room_id', async () => {
+    const { status, json } = await postJson(t.base, '/stop_live', { device_id: 'H5x' });
+    expect(status).toBe(400);
+    expect(json).toEqual({ data: { code: 400, msg: 'room_id required' } });
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The routing service (POST /get/route) and the live service (POST /start_live,
+ * POST /stop_live) of spec section 7, with their faults (CONTRACT.md section 4).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hasFault } from '../../faults.ts';
+import type { Logger } from '../../log.ts';
+import type { RoomRegistry } from '../../rooms.ts';
+import { HttpError, requireString } from '../body.ts';
+import type { Route } from '../router.ts';
+
+export interface LiveDeps {
+  rooms: RoomRegistry;
+  log: Logger;
+  /** How long the start-live-slow fault holds the answer (20 s by contract). */
+  slowStartMs: number;
+  /** Aborted when the stand-in closes, so a held answer does not keep it alive. */
+  shutdown: AbortSignal;
+}
+
+/** A required string field, with the error shaped like the service's own answers. */
+function field(body: unknown, name: string, shape: (msg: string) => unknown): string {
+  try {
+    return requireString(body as Record<string, unknown>, name);
+  } catch (err) {
+    const msg = (err as Error).message;
+    throw new HttpError(400, msg, shape(msg));
+  }
+}
+
+export function liveRoutes(deps: LiveDeps): Route[] {
+  const { rooms, log } = deps;
+  const startError = (errmsg: string) => ({ status: 'error', errmsg });
+  const stopError = (code: number, msg: string) => ({ data: { code, msg } });
+
+  return [
+    {
+      method: 'POST',
+      path: '/get/route',
+      body: 'json',
+      record: true,
+      cors: true,
+      handle({ body, origin }) {
+        if (hasFault('route-error')) return { status: 500, json: { code: -1, msg: 'routing service failure (fault route-error)' } };
+        if (hasFault('route-code1')) return { status: 200, json: { code: 1, msg: 'route refused' } };
+        field(body, 'uid', (msg) => ({ code: -1, msg }));
+        return {
+          status: 200,
+          json: {
+            code: 0,
+            msg: 'ok',
+            // The 3D renderer link of the real service; this client does not use it.
+            data: { webglLin: '', websockLink: `${origin.ws}/ws/signaling`, srsLink: origin.http },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/start_live',
+      body: 'json',
+      record: true,
+      cors: true,
+      async handle({ body, signal }) {
+        if (hasFault('start-live-error')) return { status: 200, json: startError('no avatar available') };
+        const shape = (msg: string) => startError(msg);
+        const init = { appId: field(body, 'app_id', shape), uid: field(body, 'uid', shape), deviceId: field(body, 'device_id', shape) };
+        if (hasFault('start-live-slow')) {
+          try {
+            await sleep(deps.slowStartMs, undefined, { signal: AbortSignal.any([signal, deps.shutdown]) });
+          } catch {
+            // No room was made yet, so nothing leaks when the client gives up.
+            log.info('start_live abandoned while held by the start-live-slow fault', { uid: init.uid });
+            return null;
+          }
+        }
+        let room;
+        try {
+          room = rooms.create(init);
+        } catch (err) {
+          log.error('could not start a media pipeline', { error: String(err) });
+          return { status: 200, json: startError('no avatar available') };
+        }
+        if (!room) {
+          log.warn('start_live refused: every avatar is busy', { rooms: rooms.size });
+          return { status: 200, json: startError('no avatar available') };
+        }
+        return { status: 200, json: { status: 'success', room_id: room.id, system_type: 'standin' } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/stop_live',
+      body: 'json',
+      record: true,
+      cors: true,
+      async handle({ body }) {
+        const shape = (msg: string) => stopError(400, msg);
+        const roomId = field(body, 'room_id', shape);
+        const deviceId = field(body, 'device_id', shape);
+        const room = rooms.get(roomId);
+        if (!room) return { status: 404, json: stopError(404, `room not found: ${roomId}`) };
+        if (room.deviceId !== deviceId) return { status: 403, json: stopError(403, 'device_id does not own this room') };
+        await rooms.stop(roomId, 'stop_live');
+        return { status: 200, json: stopError(200002, 'stopped') };
+      },
+    },
+  ];
+}

@@ -1,0 +1,77 @@
+/**
+ * `npm start` / `npm run serve`: runs the stand-in on HOST:PORT.
+ * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
+ * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
+ * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist).
+ * stdout carries exactly two lines once ready (the demo URL and the listening
+ * address); everything else is logged on stderr.
+ */
+import type { AddressInfo } from 'node:net';
+import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
+import { createLogger } from './log.ts';
+
+const log = createLogger('main');
+
+function fail(message: string): never {
+  log.error(message);
+  process.exit(1);
+}
+
+function intFromEnv(name: string, min: number, max: number): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) fail(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+const host = process.env.HOST || '127.0.0.1';
+const port = intFromEnv('PORT', 0, 65535) ?? 8080;
+const env = (process.env.STANDIN_ENV || 'local') as StandinEnv;
+if (!STANDIN_ENVS.includes(env)) fail(`STANDIN_ENV must be one of ${STANDIN_ENVS.join(', ')}, got "${env}"`);
+
+process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
+
+const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
+const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
+const standin = await createStandin({
+  env,
+  ...(process.env.STANDIN_PUBLIC_DIR ? { publicDir: process.env.STANDIN_PUBLIC_DIR } : {}),
+  ...(process.env.STANDIN_ASSETS_DIR ? { assetsDir: process.env.STANDIN_ASSETS_DIR } : {}),
+  ...(roomIdleMs !== undefined ? { roomIdleMs } : {}),
+  ...(maxRooms !== undefined ? { maxRooms } : {}),
+});
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) {
+    log.warn(`${signal} again: exiting now`);
+    process.exit(1);
+  }
+  stopping = true;
+  log.info(`${signal}: closing rooms and connections`);
+  const force = setTimeout(() => fail('close took longer than 5 s; exiting'), 5_000);
+  force.unref();
+  await standin.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+
+standin.server.on('error', (err: NodeJS.ErrnoException) => {
+  void standin.close();
+  fail(err.code === 'EADDRINUSE' ? `port ${port} on ${host} is in use: set PORT to another port` : `server error: ${err.message}`);
+});
+await new Promise<void>((resolve) => standin.server.listen(port, host, resolve));
+
+try {
+  await standin.ready;
+} catch (err) {
+  await standin.close();
+  fail(`the stand-in could not get ready: ${(err as Error).message}`);
+}
+
+const actualPort = (standin.server.address() as AddressInfo).port;
+const shownHost = host.includes(':') ? `[${host}]` : host;
+const origin = `http://${shownHost}:${actualPort}`;
+process.stdout.write(`Demo: ${origin}/25d/demo\nlistening on ${origin}\n`);

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeMedia } from './http/testkit.ts';
+import { createLogger } from './log.ts';
+import { RoomRegistry, type RoomClient } from './rooms.ts';
+
+const log = createLogger('test');
+const init = { uid: 'demo', deviceId: 'H5x', appId: 'standin-demo' };
+
+function registry(opts: { idleMs?: number; maxRooms?: number } = {}) {
+  const medias: FakeMedia[] = [];
+  const rooms = new RoomRegistry({
+    log,
+    createMedia: () => {
+      const media = new FakeMedia();
+      medias.push(media);
+      return media;
+    },
+    ...opts,
+  });
+  return { rooms, medias };
+}
+
+function client(): RoomClient & { closes: [number, string][]; quits: string[] } {
+  const c = { closes: [] as [number, string][], quits: [] as string[], close: (code: number, reason: string) => void c.closes.push([code, reason]), sendQuit: (text: string) => void c.quits.push(text) };
+  return c;
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('RoomRegistry', () => {
+  it('starts rooms with unique ids and their own media', () => {
+    const { rooms, medias } = registry();
+    const a = rooms.create(init)!;
+    const b = rooms.create(init)!;
+    expect(a.id).not.toBe(b.id);
+    expect(medias).toHaveLength(2);
+    expect(rooms.get(a.id)).toBe(a);
+    expect(rooms.list()).toEqual([a, b]);
+  });
+
+  it('marks the media ready only once it really is', async () => {
+    const { rooms, medias } = registry();
+    const room = rooms.create(init)!;
+    await Promise.resolve();
+    expect(room.mediaReady).toBe(false);
+    medias[0]!.markReady();
+    await medias[0]!.ready;
+    await Promise.resolve();
+    expect(room.mediaReady).toBe(true);
+  });
+
+  it('refuses more rooms than maxRooms', () => {
+    const { rooms } = registry({ maxRooms: 1 });
+    expect(rooms.create(init)).not.toBeNull();
+    expect(rooms.create(init)).toBeNull();
+  });
+
+  it('stops a room: closes its clients and media, and forgets it', async () => {
+    const { rooms, medias } = registry();
+    const room = rooms.create(init)!;
+    const c = client();
+    room.attach(c);
+    expect(await rooms.stop(room.id, 'stop_live')).toBe(true);
+    expect(c.closes).toEqual([[1000, 'stop_live']]);
+    expect(medias[0]!.closed).toBe(true);
+    expect(rooms.get(room.id)).toBeUndefined();
+    expect(await rooms.stop(room.id, 'again')).toBe(false);
+  });
+
+  it('closes every room on closeAll', async () => {
+    const { rooms, medias } = registry();
+    rooms.create(init);
+    rooms.create(init);
+    await rooms.closeAll();
+    expect(rooms.size).toBe(0);
+    expect(medias.every((m) => m.closed)).toBe(true);
+  });
+
+  it('emits live when a bound client and a connected peer meet, once per transition', () => {
+    const { rooms, medias } = registry();
+    const room = rooms.create(init)!;
+    const lives = vi.fn();
+    room.on('live', lives);
+    room.attach(client());
+    expect(lives).not.toHaveBeenCalled();
+    medias[0]!.connectPeer('p1');
+    medias[0]!.connectPeer('p2');
+    expect(lives).toHaveBeenCalledTimes(1);
+    medias[0]!.dropPeers();
+    expect(room.isLive()).toBe(false);
+    medias[0]!.connectPeer('p3');
+    expect(lives).toHaveBeenCalledTimes(2);
+  });
+
+  it('reclaims a room left without clients and peers for idleMs', async () => {
+    vi.useFakeTimers();
+    const { rooms, medias } = registry({ idleMs: 1_000 });
+    const room = rooms.create(init)!;
+    await vi.advanceTimersByTimeAsync(999);
+    expect(rooms.get(room.id)).toBe(room);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rooms.get(room.id)).toBeUndefined();
+    expect(medias[0]!.closed).toBe(true);
+  });
+
+  it('keeps a room while anyone uses it, and reclaims it idleMs after the last one leaves', async () => {
+    vi.useFakeTimers();
+    const { rooms, medias } = registry({ idleMs: 1_000 });
+    const room = rooms.create(init)!;
+    const c = client();
+    room.attach(c);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(rooms.get(room.id)).toBe(room);
+    room.detach(c);
+    medias[0]!.connectPeer('p');
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(rooms.get(room.id)).toBe(room);
+    medias[0]!.closePeer('p');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(rooms.get(room.id)).toBe(room);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rooms.get(room.id)).toBeUndefined();
+  });
+});

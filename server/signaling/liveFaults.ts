@@ -1,0 +1,57 @@
+/**
+ * The faults that strike a live session (CONTRACT.md section 4): `delayMs`
+ * (2 s) after a room becomes live (a bound signaling socket and a connected
+ * WebRTC peer) every such fault that is set fires once for that room.
+ */
+import { hasFault, type FaultName } from '../faults.ts';
+import type { Logger } from '../log.ts';
+import type { Room } from '../rooms.ts';
+import { CLOSE_DROPPED } from './session.ts';
+
+export const QUIT_TEXT = 'The session was ended by the server.';
+
+/** Fires `name` for this room if it is set and has not fired here yet. */
+function take(room: Room, name: FaultName): boolean {
+  if (!hasFault(name) || room.firedFaults.has(name)) return false;
+  room.firedFaults.add(name);
+  return true;
+}
+
+export function applyLiveFaults(room: Room, log: Logger): void {
+  if (room.closed) return;
+  const fired: FaultName[] = [];
+  if (take(room, 'signaling-quit')) {
+    fired.push('signaling-quit');
+    for (const client of room.clients) client.sendQuit(QUIT_TEXT);
+  }
+  const signaling = take(room, 'signaling-down') ? 'signaling-down' : take(room, 'signaling-drop') ? 'signaling-drop' : null;
+  if (signaling) {
+    fired.push(signaling);
+    room.signalingDown = signaling === 'signaling-down';
+    for (const client of [...room.clients]) client.close(CLOSE_DROPPED, `dropped by the stand-in (fault ${signaling})`);
+  }
+  const media = take(room, 'media-down') ? 'media-down' : take(room, 'media-drop') ? 'media-drop' : null;
+  if (media) {
+    fired.push(media);
+    room.mediaDown = media === 'media-down';
+    room.media.dropPeers();
+  }
+  if (fired.length > 0) log.warn('fault applied to a live session', { roomId: room.id, faults: fired });
+}
+
+/** Arms the live-session faults for a room; the timers die with the room. */
+export function watchLiveFaults(room: Room, opts: { delayMs: number; log: Logger }): void {
+  let timer: NodeJS.Timeout | null = null;
+  room.on('live', () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      applyLiveFaults(room, opts.log);
+    }, opts.delayMs);
+    timer.unref();
+  });
+  room.on('closed', () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * One signaling connection: PROTOCOL.md, server side. offer_2 binds it to a
+ * room; replies are played through the room's media pipeline; a break or a
+ * newer message cuts the reply in progress short.
+ */
+import type { RawData, WebSocket } from 'ws';
+import { recordEvent } from '../events.ts';
+import { hasFault } from '../faults.ts';
+import type { Logger } from '../log.ts';
+import type { Origin } from '../http/origin.ts';
+import { findEntry, greetingEntry, kbLang, type KbLang } from '../replies/knowledge.ts';
+import { playReply, type ServerFrame } from '../replies/player.ts';
+import { entryReply, type ReplyPart } from '../replies/reply.ts';
+import type { Room, RoomClient, RoomRegistry } from '../rooms.ts';
+import { parseClientFrame, type ClientFrame } from './frames.ts';
+
+/** Close codes (PROTOCOL.md): 1012 = dropped, reconnect; 4003 = this room refuses reconnects. */
+export const CLOSE_DROPPED = 1012;
+export const CLOSE_REFUSED = 4003;
+
+export interface SessionDeps {
+  rooms: RoomRegistry;
+  origin: Origin;
+  log: Logger;
+  /** Player timing overrides (tests). */
+  play?: { graceMs?: number; startTimeoutMs?: number };
+}
+
+// Reply ids are unique for the whole process, so a client that reconnects
+// never sees a new reply merged into an old message.
+let replySeq = 0;
+
+export class SignalingSession implements RoomClient {
+  room: Room | null = null;
+  /** When offer_2 bound this session; the newest session of a room gets /__standin/say. */
+  boundAt = 0;
+  private lang: KbLang = 'en';
+  private current: { msgId: string; abort: AbortController } | null = null;
+  /** Voice turns that already got asr_running. */
+  private readonly partials = new Set<string>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly deps: SessionDeps,
+  ) {}
+
+  onMessage(data: RawData, isBinary: boolean): void {
+    const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (isBinary) {
+      recordEvent('signaling', 'in', { binaryBytes: raw.length });
+      this.error('binary frames are not accepted: send JSON text frames');
+      return;
+    }
+    const text = raw.toString('utf8');
+    const parsed = parseClientFrame(text);
+    recordEvent('signaling', 'in', parsed.json ?? { raw: text.slice(0, 500) });
+    if (!parsed.ok) {
+      this.error(parsed.error);
+      return;
+    }
+    this.dispatch(parsed.frame);
+  }
+
+  onClose(): void {
+    this.endReply(false);
+    this.room?.detach(this);
+    this.room = null;
+  }
+
+  /** Plays a reply made elsewhere (POST /__standin/say). */
+  say(parts: ReplyPart[]): void {
+    if (this.room) this.startReply(parts);
+  }
+
+  sendQuit(text: string): void {
+    this.send({ msg_type: 'quit', text });
+  }
+
+  close(code: number, reason: string): void {
+    recordEvent('signaling', 'out', { close: code, reason });
+    this.endReply(false);
+    this.ws.close(code, reason);
+  }
+
+  private dispatch(frame: ClientFrame): void {
+    if (frame.type === 'offer_2') return this.join(frame.roomId);
+    if (frame.type === 'close_webrtc') return this.close(1000, 'closed by the client');
+    const room = this.room;
+    if (!room) return this.error(`${frame.type}: send offer_2 first`);
+    if (frame.roomId && frame.roomId !== room.id) return this.error(`${frame.type}: room_id ${frame.roomId} is not this connection's room`);
+
+    switch (frame.type) {
+      case 'say_hello':
+        this.lang = kbLang(frame.lang);
+        return this.startReply(entryReply(greetingEntry(), this.lang, this.deps.origin.http));
+      case 'message_text':
+        if (frame.lang !== undefined) this.lang = kbLang(frame.lang);
+        return frame.source === 'nlpmsg' ? this.answer(frame.msgId, frame.text) : this.voiceTurn(frame.msgId, frame.text, frame.endPoint);
+      case 'break':
+        return this.endReply(true);
+      case 'play':
+        this.deps.log.info('video playback in the chat log', { roomId: room.id, msgId: frame.msgId, state: frame.state });
+        return;
+    }
+  }
+
+  private join(roomId: string): void {
+    const room = this.deps.rooms.get(roomId);
+    if (!room) return this.error(`offer_2: unknown room ${roomId}`);
+    if (room.signalingDown && hasFault('signaling-down')) return this.close(CLOSE_REFUSED, 'signaling refused (fault signaling-down)');
+    if (this.room && this.room !== room) {
+      this.endReply(false);
+      this.room.detach(this);
+    }
+    this.room = room;
+    this.boundAt = Date.now();
+    room.attach(this);
+    this.send({ msg_type: 'command', command: 'asr_ready' });
+  }
+
+  private answer(msgId: string, text: string): void {
+    this.partials.delete(msgId);
+    this.send({ msg_type: 'asr', msg_id: msgId, text });
+    const match = findEntry(text);
+    this.deps.log.info('answering', { roomId: this.room?.id, entry: match.entry.id, how: match.how });
+    this.startReply(entryReply(match.entry, this.lang, this.deps.origin.http));
+  }
+
+  private voiceTurn(msgId: string, text: string, endPoint: boolean): void {
+    if (endPoint) {
+      this.partials.delete(msgId);
+      this.send({ msg_type: 'command', command: 'asr_end', msg_id: msgId, text });
+      return;
+    }
+    if (this.partials.has(msgId)) return;
+    // A client that never ends its turns must not grow this set without bound.
+    if (this.partials.size >= 100) this.partials.clear();
+    this.partials.add(msgId);
+    this.send({ msg_type: 'command', command: 'asr_running', msg_id: msgId });
+  }
+
+  private startReply(parts: ReplyPart[]): void {
+    const room = this.room;
+    if (!room) return;
+    this.endReply(true);
+    const msgId = `r-${++replySeq}`;
+    const abort = new AbortController();
+    this.current = { msgId, abort };
+    playReply({
+      msgId,
+      parts,
+      lang: this.lang,
+      speaker: room.media,
+      send: (frame) => this.send(frame),
+      signal: abort.signal,
+      log: this.deps.log,
+      ...this.deps.play,
+    })
+      .catch((err: unknown) => this.deps.log.error('reply failed', { msgId, error: String(err) }))
+      .finally(() => {
+        if (this.current?.msgId === msgId) this.current = null;
+      });
+  }
+
+  /**
+   * Stops the avatar at once and ends the reply in progress; with `notify` the
+   * client gets its nlp_end with interrupted: true.
+   */
+  private endReply(notify: boolean): void {
+    const current = this.current;
+    const room = this.room;
+    if (room && !room.closed && (current || notify)) room.media.stopSpeaking();
+    if (!current) return;
+    this.current = null;
+    current.abort.abort();
+    if (notify) this.send({ msg_type: 'command', command: 'nlp_end', msg_id: current.msgId, interrupted: true });
+  }
+
+  private error(text: string): void {
+    this.deps.log.warn('refused a signaling frame', { roomId: this.room?.id, error: text });
+    this.send({ msg_type: 'error', text });
+  }
+
+  private send(frame: ServerFrame): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(frame));
+    recordEvent('signaling', 'out', frame);
+  }
+}
