@@ -3,19 +3,31 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import pkg from './package.json' with { type: 'json' };
 
-const MODES = ['local', 'debug', 'test', 'pre', 'product'] as const;
+/**
+ * Vite mode → environment (src/app/environments.ts). Vite reserves the mode name `local`
+ * (it clashes with `.env.*.local` files), so the `local` environment is built with
+ * `--mode standin`; `vite` (dev server, mode `development`) is local too.
+ */
+const ENVIRONMENT_OF_MODE: Record<string, string> = {
+  standin: 'local',
+  development: 'local',
+  debug: 'debug',
+  test: 'test',
+  pre: 'pre',
+  product: 'product',
+};
 
 export default defineConfig(({ mode }) => {
-  // vitest runs with mode "test"; every other mode must be one of the product environments.
-  if (!process.env.VITEST && !(MODES as readonly string[]).includes(mode) && mode !== 'development') {
-    throw new Error(`Unknown environment "${mode}". Use one of: ${MODES.join(', ')}`);
+  const appEnv = ENVIRONMENT_OF_MODE[mode];
+  if (!appEnv) {
+    throw new Error(`Unknown mode "${mode}". Use one of: ${Object.keys(ENVIRONMENT_OF_MODE).join(', ')}`);
   }
   return {
     base: '/25d/',
     plugins: [react()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
-      __APP_ENV__: JSON.stringify(mode === 'development' ? 'local' : mode),
+      __APP_ENV__: JSON.stringify(appEnv),
     },
     worker: { format: 'es' },
     build: {

@@ -41,6 +41,7 @@ function readJson(file) {
 
 count(step('type check', 'npm', ['run', '--silent', 'typecheck']));
 count(step('lint', bin('eslint'), ['.', '--max-warnings=0']));
+count(step('locales', process.execPath, ['scripts/check-locales.mjs']));
 
 // Vitest: unit, component, saga and Node-level integration tests.
 const vitestJson = join(reports, 'vitest.json');
@@ -57,7 +58,7 @@ if (vitest) {
 }
 
 // Playwright end-to-end tests run against the app built for the `local` environment.
-const buildOk = step('build (local)', bin('vite'), ['build', '--mode', 'local', '--logLevel', 'warn']);
+const buildOk = step('build (local environment)', bin('vite'), ['build', '--mode', 'standin', '--logLevel', 'warn']);
 if (!buildOk) {
   failed += 1;
 } else {

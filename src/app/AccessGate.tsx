@@ -1,0 +1,71 @@
+import { useEffect, type ReactNode } from 'react';
+import { selectAccountStatus } from '../features/account/accountSlice.ts';
+import { useAppSelector } from './hooks.ts';
+import './AccessGate.css';
+
+/** Elements that may be dragged or moved with a finger: marked ones and form fields. */
+const DRAGGABLE = '[draggable="true"], [data-draggable], input, textarea';
+
+function scrollsOnItsOwn(el: Element): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  const style = getComputedStyle(el);
+  const scrollY = (style.overflowY === 'auto' || style.overflowY === 'scroll') && el.scrollHeight > el.clientHeight;
+  const scrollX = (style.overflowX === 'auto' || style.overflowX === 'scroll') && el.scrollWidth > el.clientWidth;
+  return scrollY || scrollX;
+}
+
+/**
+ * Whether a finger moving from `target` may move something: an element marked
+ * draggable, or a container that scrolls (the chat log). Everything else would
+ * only drag or bounce the page itself, which the spec blocks.
+ */
+export function allowsTouchMove(target: EventTarget | null): boolean {
+  for (let el = target instanceof Element ? target : null; el; el = el.parentElement) {
+    if (el.matches(DRAGGABLE) || scrollsOnItsOwn(el)) return true;
+  }
+  return false;
+}
+
+/** Page-level guards of the spec's access gate: no context menu, no dragging of the page. */
+export function useAccessGuards(): void {
+  useEffect(() => {
+    // Decided once per gesture at touchstart: cheaper than walking the tree on every touchmove.
+    let allowed = false;
+    const onContextMenu = (event: Event) => event.preventDefault();
+    const onTouchStart = (event: TouchEvent) => {
+      allowed = allowsTouchMove(event.target);
+    };
+    const onTouchMove = (event: TouchEvent) => {
+      // Two fingers are a pinch: the page never zooms (iOS ignores user-scalable=no).
+      if (!allowed || (event.touches?.length ?? 0) > 1) event.preventDefault();
+    };
+    const onGesture = (event: Event) => event.preventDefault();
+    document.addEventListener('contextmenu', onContextMenu);
+    document.addEventListener('touchstart', onTouchStart, { passive: true });
+    document.addEventListener('touchmove', onTouchMove, { passive: false });
+    document.addEventListener('gesturestart', onGesture);
+    return () => {
+      document.removeEventListener('contextmenu', onContextMenu);
+      document.removeEventListener('touchstart', onTouchStart);
+      document.removeEventListener('touchmove', onTouchMove);
+      document.removeEventListener('gesturestart', onGesture);
+    };
+  }, []);
+}
+
+/**
+ * Renders the app only for a valid account. An invalid account (or a missing
+ * id) renders no content at all; the invalid-user toast, put by the boot saga,
+ * is rendered outside the gate. While the account loads, a quiet splash.
+ */
+export function AccessGate({ children }: { children: ReactNode }) {
+  useAccessGuards();
+  const status = useAppSelector(selectAccountStatus);
+  if (status === 'valid') return children;
+  if (status === 'invalid' || status === 'missingId') return null;
+  return (
+    <div className="splash" aria-busy="true">
+      <span className="splash__ring" aria-hidden="true" />
+    </div>
+  );
+}

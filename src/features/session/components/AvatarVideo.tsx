@@ -1,0 +1,107 @@
+import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
+import { useIntl } from 'react-intl';
+import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { createLogger } from '../../../services/logger.ts';
+import { remoteMedia } from '../../../services/remoteMedia.ts';
+import { catalogue } from '../../notices/messages.ts';
+import { alertShown } from '../../notices/noticesSlice.ts';
+import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
+import { sessionMessages } from '../messages.ts';
+import { registerAvatarPlayer } from './avatarPlayback.ts';
+import './AvatarVideo.css';
+
+const log = createLogger('session-ui');
+
+function errorName(error: unknown): string {
+  return error instanceof Error || error instanceof DOMException ? error.name : typeof error;
+}
+
+/**
+ * The avatar, full screen. The remote stream plays twice: the muted <video>
+ * shows the picture (muted video may autoplay everywhere) and a separate
+ * <audio> carries the voice (spec), so a refused audio autoplay never stops
+ * the picture from loading. The outcome of play() is reported to the session
+ * saga, which decides about watchdogs and the tap-to-play alert.
+ */
+export function AvatarVideo() {
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  const needsTap = useAppSelector(selectNeedsTapToPlay);
+  const stream = useSyncExternalStore(remoteMedia.subscribe, remoteMedia.get);
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const audioRef = useRef<HTMLAudioElement>(null);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    const audio = audioRef.current;
+    if (!video || !audio) return;
+    video.srcObject = stream;
+    audio.srcObject = stream;
+  }, [stream]);
+
+  const play = useCallback(
+    (manual: boolean) => {
+      const video = videoRef.current;
+      const audio = audioRef.current;
+      if (!video || !audio || !video.srcObject) return;
+      // Both play() calls start in the same tick, so inside a tap both carry the user gesture.
+      void Promise.allSettled([video.play(), audio.play()]).then((results) => {
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (!failed) {
+          dispatch(videoPlaying());
+          return;
+        }
+        const name = errorName(failed.reason);
+        if (name === 'NotAllowedError') {
+          log.info('autoplay refused, waiting for a tap', { manual });
+          dispatch(videoPlayBlocked());
+        } else if (name === 'AbortError') {
+          // A newer srcObject (media reconnect) replaced the one being started; its canplay plays it.
+          log.debug('play interrupted by a new source');
+        } else {
+          log.warn('avatar play failed', { name, manual });
+          if (manual) dispatch(alertShown({ id: catalogue.playFailed.id }));
+        }
+      });
+    },
+    [dispatch],
+  );
+
+  useEffect(() => registerAvatarPlayer(() => play(true)), [play]);
+
+  function onCanPlay() {
+    dispatch(videoCanPlay());
+    play(false);
+  }
+
+  function onTap() {
+    const video = videoRef.current;
+    const audio = audioRef.current;
+    if (needsTap || video?.paused || audio?.paused) play(true);
+  }
+
+  return (
+    <div className="avatar-video" onClick={onTap}>
+      <video
+        ref={videoRef}
+        className="avatar-video__el"
+        aria-label={intl.formatMessage(sessionMessages.avatarVideo)}
+        muted
+        playsInline
+        disablePictureInPicture
+        webkit-playsinline="true"
+        x5-playsinline="true"
+        onCanPlay={onCanPlay}
+      />
+      <audio ref={audioRef} />
+      {needsTap && (
+        <button type="button" className="btn btn--glass avatar-video__tap">
+          <svg viewBox="0 0 24 24" aria-hidden="true">
+            <path d="M8 5.5v13l10.5-6.5Z" fill="currentColor" />
+          </svg>
+          {intl.formatMessage(sessionMessages.tapToPlay)}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,146 @@
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
+import { remoteMedia } from '../../../services/remoteMedia.ts';
+import { renderWithProviders, validAccount } from '../../../test/render.tsx';
+import { endRequested, videoCanPlay, videoPlayBlocked, videoPlaying, sessionSlice, type SessionState } from '../sessionSlice.ts';
+import { catalogue } from '../../notices/messages.ts';
+import { alertShown } from '../../notices/noticesSlice.ts';
+import { AlertDialog } from '../../notices/components/AlertDialog.tsx';
+import { HomeScreen } from './HomeScreen.tsx';
+import { LiveScreen } from './LiveScreen.tsx';
+
+function session(overrides: Partial<SessionState>): SessionState {
+  return { ...sessionSlice.getInitialState(), status: 'live', roomId: 'room-1', signaling: 'open', media: 'connected', ...overrides };
+}
+
+const fakeStream = { id: 'remote' } as unknown as MediaStream;
+let play: Mock<(element: HTMLMediaElement) => Promise<void>>;
+
+beforeEach(() => {
+  // jsdom has no media playback; each test decides how play() ends.
+  play = vi.fn((_element: HTMLMediaElement) => Promise.resolve());
+  vi.spyOn(HTMLMediaElement.prototype, 'play').mockImplementation(function (this: HTMLMediaElement) {
+    return play(this);
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  act(() => remoteMedia.set(null));
+});
+
+function renderLive(overrides: Partial<SessionState> = {}) {
+  return renderWithProviders(<LiveScreen chatLog={<div>log slot</div>} inputBar={<div>input slot</div>} />, {
+    preloadedState: { account: validAccount(), session: session(overrides) },
+  });
+}
+
+function mediaElements() {
+  const video = screen.getByLabelText('Avatar video') as HTMLVideoElement;
+  const audio = document.querySelector('audio');
+  if (!audio) throw new Error('no audio element');
+  return { video, audio };
+}
+
+describe('LiveScreen', () => {
+  it('has the avatar video, a separate audio element, End chat and the slots', () => {
+    renderLive();
+    const { video, audio } = mediaElements();
+    expect(video.tagName).toBe('VIDEO');
+    expect(video.muted).toBe(true);
+    expect(video).toHaveAttribute('playsinline');
+    expect(audio).not.toBe(video);
+    expect(screen.getByRole('button', { name: 'End chat' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Language' })).toBeInTheDocument();
+    expect(screen.getByText('log slot')).toBeInTheDocument();
+    expect(screen.getByText('input slot')).toBeInTheDocument();
+  });
+
+  it('End chat dispatches endRequested', async () => {
+    const user = userEvent.setup();
+    const { actionTypes } = renderLive();
+    await user.click(screen.getByRole('button', { name: 'End chat' }));
+    expect(actionTypes()).toEqual([endRequested.type]);
+  });
+
+  it('plays the remote stream on both elements after canplay and reports it', async () => {
+    const { actionTypes } = renderLive({ status: 'connecting', phase: 'video' });
+    act(() => remoteMedia.set(fakeStream));
+    const { video, audio } = mediaElements();
+    expect(video.srcObject).toBe(fakeStream);
+    expect(audio.srcObject).toBe(fakeStream);
+    await act(async () => {
+      fireEvent.canPlay(video);
+    });
+    expect(play.mock.calls.map(([el]) => el)).toEqual([video, audio]);
+    expect(actionTypes()).toEqual([videoCanPlay.type, videoPlaying.type]);
+  });
+
+  it('reports a refused autoplay, and a tap on the video plays again', async () => {
+    const { actionTypes, store } = renderLive();
+    act(() => remoteMedia.set(fakeStream));
+    play.mockImplementation((el: HTMLMediaElement) =>
+      el.tagName === 'AUDIO' ? Promise.reject(new DOMException('no gesture', 'NotAllowedError')) : Promise.resolve(),
+    );
+    const { video } = mediaElements();
+    await act(async () => {
+      fireEvent.canPlay(video);
+    });
+    expect(actionTypes()).toEqual([videoCanPlay.type, videoPlayBlocked.type]);
+    expect(store.getState().session.needsTapToPlay).toBe(true);
+
+    play.mockImplementation(() => Promise.resolve());
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Tap to play' }));
+    });
+    expect(actionTypes().at(-1)).toBe(videoPlaying.type);
+    expect(screen.queryByRole('button', { name: 'Tap to play' })).not.toBeInTheDocument();
+  });
+
+  it('the tap-to-play alert plays both media elements from inside the tap', async () => {
+    const { store, actionTypes } = renderWithProviders(
+      <>
+        <LiveScreen />
+        <AlertDialog />
+      </>,
+      { preloadedState: { account: validAccount(), session: session({ status: 'connecting', needsTapToPlay: true }) } },
+    );
+    act(() => remoteMedia.set(fakeStream));
+    act(() => {
+      store.dispatch(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+    });
+    const { video, audio } = mediaElements();
+    await act(async () => {
+      fireEvent.click(within(screen.getByRole('alert')).getByRole('button', { name: 'Tap to play' }));
+    });
+    expect(play.mock.calls.map(([el]) => el)).toEqual([video, audio]);
+    expect(actionTypes().at(-1)).toBe(videoPlaying.type);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('a manual play that fails for another reason shows the play-failed alert', async () => {
+    const { store } = renderLive({ needsTapToPlay: true });
+    act(() => remoteMedia.set(fakeStream));
+    play.mockImplementation(() => Promise.reject(new DOMException('decode', 'NotSupportedError')));
+    await act(async () => {
+      fireEvent.click(screen.getByLabelText('Avatar video'));
+    });
+    expect(store.getState().notices.alert?.message).toEqual({ id: catalogue.playFailed.id });
+  });
+
+  it('while connecting it is mounted under the pre-session screen and hidden from assistive technology', () => {
+    renderWithProviders(<HomeScreen />, {
+      preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: 'stream' }) },
+    });
+    expect(screen.getByLabelText('Avatar video', { selector: 'video' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'End chat' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
+  });
+
+  it('is not mounted at all before a start', () => {
+    renderWithProviders(<HomeScreen />, { preloadedState: { account: validAccount(), session: session({ status: 'idle' }) } });
+    expect(screen.queryByLabelText('Avatar video')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Start chat' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,80 @@
+import type { ReactNode } from 'react';
+import { useIntl } from 'react-intl';
+import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { selectAccountInfo } from '../../account/accountSlice.ts';
+import { DigitalHostBadge } from '../../account/components/SpecialAccountNotes.tsx';
+import { useIsSpecialAccount } from '../../account/components/useIsSpecialAccount.ts';
+import { endRequested, selectSessionStatus } from '../sessionSlice.ts';
+import { sessionMessages } from '../messages.ts';
+import { AvatarVideo } from './AvatarVideo.tsx';
+import { Background } from './Background.tsx';
+import { Header } from './Header.tsx';
+import './LiveScreen.css';
+
+export interface LiveSlots {
+  /** The chat log (role log, name "Chat log"); it scrolls inside its slot. */
+  chatLog?: ReactNode;
+  /** The input bar: keyboard/voice toggle, centre area, call button. */
+  inputBar?: ReactNode;
+  /** Floating extras over the video, e.g. the network stats panel. */
+  overlay?: ReactNode;
+}
+
+interface LiveScreenProps extends LiveSlots {
+  /**
+   * Mounted but covered while connecting, so the <video> exists when the stream
+   * arrives and can report canplay; inert and hidden from assistive technology then.
+   */
+  covered?: boolean;
+}
+
+/** Home screen, state 2: the avatar full screen over its background, the header, and the bottom slots. */
+export function LiveScreen({ chatLog, inputBar, overlay, covered = false }: LiveScreenProps) {
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  const status = useAppSelector(selectSessionStatus);
+  const info = useAppSelector(selectAccountInfo);
+  const special = useIsSpecialAccount();
+
+  const identity = (
+    <div className="live__identity">
+      {info?.photoUrl && <img className="live__photo" src={info.photoUrl} alt="" decoding="async" />}
+      <div className="live__names">
+        <span className="live__title">{info?.title || intl.formatMessage(sessionMessages.defaultTitle)}</span>
+        {special && <DigitalHostBadge />}
+      </div>
+    </div>
+  );
+
+  const endChat = (
+    <button
+      type="button"
+      className="btn btn--danger live__end"
+      disabled={status !== 'live'}
+      onClick={() => dispatch(endRequested())}
+    >
+      <svg viewBox="0 0 24 24" aria-hidden="true">
+        <path
+          d="M12 9c-2.9 0-5.6.8-7.9 2.3-.6.4-.9 1.2-.7 1.9l.5 1.8c.2.8 1 1.3 1.8 1.1l2.6-.6c.7-.2 1.2-.8 1.2-1.5v-1.5a11 11 0 0 1 5 0V14c0 .7.5 1.3 1.2 1.5l2.6.6c.8.2 1.6-.3 1.8-1.1l.5-1.8c.2-.7-.1-1.5-.7-1.9A14.5 14.5 0 0 0 12 9Z"
+          fill="currentColor"
+        />
+      </svg>
+      {intl.formatMessage(sessionMessages.endChat)}
+    </button>
+  );
+
+  return (
+    <section className={covered ? 'live live--covered' : 'live'} aria-hidden={covered || undefined} inert={covered}>
+      <Background />
+      <AvatarVideo />
+      <div className="live__top">
+        <Header start={identity} actions={endChat} compactLanguage />
+      </div>
+      {overlay}
+      <div className="live__bottom">
+        <div className="live__log-slot">{chatLog}</div>
+        <div className="live__input-slot">{inputBar}</div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { useId } from 'react';
+import { useIntl } from 'react-intl';
+import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { selectAccountInfo } from '../../account/accountSlice.ts';
+import { AvatarPhoto } from '../../account/components/AvatarPhoto.tsx';
+import { AiSummaryTip, DigitalHostBadge } from '../../account/components/SpecialAccountNotes.tsx';
+import { useIsSpecialAccount } from '../../account/components/useIsSpecialAccount.ts';
+import { accountMessages } from '../../account/messages.ts';
+import { cancelRequested, selectConnectPhase, selectSessionStatus, startRequested } from '../sessionSlice.ts';
+import { sessionMessages } from '../messages.ts';
+import { ConnectingHint } from './ConnectingHint.tsx';
+import { Header } from './Header.tsx';
+import './PreSession.css';
+
+/**
+ * Home screen, state 1: the avatar's photo, title and optional label, and the
+ * one action. While connecting, the action becomes Cancel and a hint shows how
+ * far the start has got. It is also shown, disabled, while a session ends.
+ */
+export function PreSession() {
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  const status = useAppSelector(selectSessionStatus);
+  const phase = useAppSelector(selectConnectPhase);
+  const info = useAppSelector(selectAccountInfo);
+  const special = useIsSpecialAccount();
+  const titleId = useId();
+  const connecting = status === 'connecting';
+  // The special account's own label often just says "digital host": the localized badge already does.
+  const hostText = [accountMessages.digitalHost.defaultMessage, intl.formatMessage(accountMessages.digitalHost)];
+  const label = info?.label && !(special && hostText.some((t) => t.toLowerCase() === info.label?.trim().toLowerCase())) ? info.label : null;
+  const ending = status === 'ending';
+
+  return (
+    <section className={connecting ? 'presession presession--connecting' : 'presession'} aria-labelledby={titleId}>
+      <div className="presession__backdrop" aria-hidden="true">
+        {info?.background?.kind === 'image' && <img src={info.background.url} alt="" decoding="async" />}
+      </div>
+      <Header />
+      <div className="presession__hero">
+        <AvatarPhoto url={info?.photoUrl} busy={connecting} />
+        <div className="presession__identity">
+          <h1 id={titleId} className="presession__title">
+            {info?.title || intl.formatMessage(sessionMessages.defaultTitle)}
+          </h1>
+          {(label || special) && (
+            <div className="presession__badges">
+              {label && <span className="presession__label">{label}</span>}
+              {special && <DigitalHostBadge />}
+            </div>
+          )}
+        </div>
+        <p className="presession__tagline">{intl.formatMessage(sessionMessages.chatWithIt)}</p>
+      </div>
+      <div className="presession__footer">
+        {/* Space is kept for the hint even when idle, so the photo doesn't jump when it appears. */}
+        <div className="presession__status">
+          {connecting && <ConnectingHint phase={phase} />}
+          {ending && <p className="presession__ending">{intl.formatMessage(sessionMessages.ending)}</p>}
+        </div>
+        {connecting ? (
+          <button type="button" className="btn btn--glass btn--block presession__action" onClick={() => dispatch(cancelRequested())}>
+            {intl.formatMessage(sessionMessages.cancel)}
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="btn btn--primary btn--block presession__action"
+            disabled={ending}
+            onClick={() => dispatch(startRequested())}
+          >
+            <svg viewBox="0 0 24 24" aria-hidden="true">
+              <path d="M12 3C7 3 3 6.6 3 11c0 2.4 1.2 4.6 3.1 6.1L5.5 21l4-2.2c.8.2 1.6.3 2.5.3 5 0 9-3.6 9-8s-4-8-9-8Z" fill="currentColor" />
+            </svg>
+            {intl.formatMessage(sessionMessages.startChat)}
+          </button>
+        )}
+        {special && <AiSummaryTip />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,20 @@
+import { defineMessages } from 'react-intl';
+
+/** The network stats panel (CONTRACT.md section 5 names the region, the labels and the button in en). */
+export const statsMessages = defineMessages({
+  title: { id: 'stats.title', defaultMessage: 'Network stats' },
+  upstream: { id: 'stats.upstream', defaultMessage: 'Upstream' },
+  downstream: { id: 'stats.downstream', defaultMessage: 'Downstream' },
+  packetLoss: { id: 'stats.packetLoss', defaultMessage: 'Packet loss' },
+  jitter: { id: 'stats.jitter', defaultMessage: 'Jitter' },
+  rtt: { id: 'stats.rtt', defaultMessage: 'RTT' },
+  quality: { id: 'stats.quality', defaultMessage: 'Quality' },
+  kbps: { id: 'stats.kbps', defaultMessage: '{value} kbps' },
+  percent: { id: 'stats.percent', defaultMessage: '{value}%' },
+  ms: { id: 'stats.ms', defaultMessage: '{value} ms' },
+  excellent: { id: 'stats.level.excellent', defaultMessage: 'Excellent' },
+  good: { id: 'stats.level.good', defaultMessage: 'Good' },
+  fair: { id: 'stats.level.fair', defaultMessage: 'Fair' },
+  poor: { id: 'stats.level.poor', defaultMessage: 'Poor' },
+  download: { id: 'stats.downloadLog', defaultMessage: 'Download session log' },
+});
