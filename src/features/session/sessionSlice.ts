@@ -58,6 +58,11 @@ export const sessionSlice = createSlice({
     cancelRequested() {},
     /** The visitor tapped End chat (or hung up the session). */
     endRequested() {},
+    /**
+     * Something other than the visitor ends the session (hidden page, ...). The
+     * saga that detects it has already shown whatever the visitor must see.
+     */
+    endTriggered(_state, _action: PayloadAction<EndReason>) {},
     connectPhaseReached(state, action: PayloadAction<ConnectPhase>) {
       if (state.status === 'connecting') state.phase = action.payload;
     },
@@ -67,6 +72,8 @@ export const sessionSlice = createSlice({
     signalingStateChanged(state, action: PayloadAction<SignalingState>) {
       state.signaling = action.payload;
     },
+    /** The first asr_ready of the session arrived: the room listens, the greeting was asked for. */
+    roomJoined() {},
     mediaStateChanged(state, action: PayloadAction<RTCPeerConnectionState | 'none'>) {
       state.media = action.payload;
     },
@@ -75,6 +82,10 @@ export const sessionSlice = createSlice({
     },
     /** The avatar video fired canplay (reported by the video element). */
     videoCanPlay() {},
+    /** No canplay within 5 s of the stream arriving: ask the visitor to tap to play. */
+    videoWatchdogFired(state) {
+      state.needsTapToPlay = true;
+    },
     /** play() was refused (autoplay policy): the visitor must tap. */
     videoPlayBlocked(state) {
       state.needsTapToPlay = true;
@@ -110,12 +121,15 @@ export const {
   startRequested,
   cancelRequested,
   endRequested,
+  endTriggered,
   connectPhaseReached,
   liveStarted,
   signalingStateChanged,
+  roomJoined,
   mediaStateChanged,
   mediaReconnectStarted,
   videoCanPlay,
+  videoWatchdogFired,
   videoPlayBlocked,
   videoPlaying,
   sessionEnding,

@@ -1,0 +1,90 @@
+/**
+ * App start: device id, language, and the account named by the URL.
+ * Without an id in the URL nothing loads (spec section 2).
+ */
+import { call, fork, put, takeEvery } from 'typed-redux-saga';
+import { parseRoute } from '../app/routes.ts';
+import { accountLoaded, accountRejected, bootStarted } from '../features/account/accountSlice.ts';
+import { isLang, langChosen, langInitialized, type Lang } from '../features/locale/localeSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { toastShown } from '../features/notices/noticesSlice.ts';
+import { createLogger } from '../services/logger.ts';
+import type { PlatformService } from '../services/platform.ts';
+import { STORAGE_KEYS, type KeyValueStorage } from '../services/storage.ts';
+import { services } from './context.ts';
+
+const log = createLogger('boot');
+
+/** The best of the visitor's languages among the five, or null. */
+export function langFromTag(tag: string): Lang | null {
+  const t = tag.toLowerCase();
+  if (/^zh(-|$)/.test(t)) return /-(tw|hk|mo)\b|-hant\b/.test(t) ? 'cht' : 'zh';
+  if (/^ja(-|$)/.test(t)) return 'jp';
+  if (/^ko(-|$)/.test(t)) return 'kor';
+  if (/^en(-|$)/.test(t)) return 'en';
+  return null;
+}
+
+/** A valid stored `lang` wins; else the first browser language we speak; else 'zh' (the spec's stored default). */
+export function pickInitialLang(stored: string | null, languages: readonly string[]): Lang {
+  if (isLang(stored)) return stored;
+  for (const tag of languages) {
+    const lang = langFromTag(tag);
+    if (lang) return lang;
+  }
+  return 'zh';
+}
+
+const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** login-deviceId: 'H5' + a UUID without dashes, created once and kept. */
+export function ensureDeviceId(storage: KeyValueStorage, platform: PlatformService): string {
+  const stored = storage.get(STORAGE_KEYS.deviceId);
+  if (stored && DEVICE_ID_PATTERN.test(stored)) return stored;
+  const created = `H5${platform.randomUUID().replaceAll('-', '')}`;
+  storage.set(STORAGE_KEYS.deviceId, created);
+  return created;
+}
+
+function* persistLangChoices(storage: KeyValueStorage) {
+  yield* takeEvery(langChosen.match, (action) => {
+    storage.set(STORAGE_KEYS.lang, action.payload);
+  });
+}
+
+function* loadAccount(userId: string) {
+  const { account, storage } = yield* services();
+  storage.set(STORAGE_KEYS.userId, userId);
+  try {
+    const result = yield* call([account, account.fetchUserInfo], userId);
+    if (result.valid) {
+      storage.set(STORAGE_KEYS.userInfo, JSON.stringify(result.raw));
+      yield* put(accountLoaded(result.info));
+      return;
+    }
+  } catch (error) {
+    log.warn('user info could not be loaded', { error: String(error) });
+  }
+  // No valid-account flag: the invalid-user toast, and no content (spec section 2).
+  storage.remove(STORAGE_KEYS.userInfo);
+  yield* put(accountRejected());
+  yield* put(toastShown({ id: catalogue.invalidUser.id }));
+}
+
+export function* boot() {
+  const { platform, storage } = yield* services();
+  const route = parseRoute(platform.location());
+  const deviceId = ensureDeviceId(storage, platform);
+  const lang = pickInitialLang(storage.get(STORAGE_KEYS.lang), platform.languages());
+  storage.set(STORAGE_KEYS.lang, lang);
+  yield* put(langInitialized(lang));
+  yield* fork(persistLangChoices, storage);
+
+  const userId = route.kind === 'home' ? route.id : null;
+  yield* put(bootStarted({ userId, deviceId }));
+  if (userId === null) {
+    log.info('no account id in the URL', { route: route.kind });
+    return;
+  }
+  yield* call(loadAccount, userId);
+}

@@ -1,0 +1,138 @@
+/**
+ * The start of a session, from the tap on Start chat to the playing avatar:
+ *
+ *   route ∥ start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays
+ *
+ * /get/route and /start_live run in parallel: neither needs the other's answer,
+ * and the avatar boot behind start_live is the slowest step, so the route's
+ * round trip is hidden inside it. The price is that a failed route may leave a
+ * started room; the session saga stops it like any other started room.
+ *
+ * Signaling opens as soon as both answers are in, so a lost channel aborts the
+ * stream poll (spec section 8) instead of being discovered after it.
+ *
+ * Every step throws a SessionEnd on failure. The signaling and media tasks are
+ * forked here and live until the session saga cancels this saga.
+ */
+import { all, call, delay, fork, put, race, select, take } from 'typed-redux-saga';
+import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { alertShown } from '../features/notices/noticesSlice.ts';
+import {
+  connectPhaseReached,
+  liveStarted,
+  roomJoined,
+  selectSessionStatus,
+  videoCanPlay,
+  videoPlayBlocked,
+  videoPlaying,
+  videoWatchdogFired,
+} from '../features/session/sessionSlice.ts';
+import { LiveError } from '../services/live.ts';
+import { createLogger } from '../services/logger.ts';
+import { services } from './context.ts';
+import { openMedia, superviseMedia } from './media.ts';
+import { waitForStream } from './polling.ts';
+import { endWithAlert, endWithToast, SessionEnd } from './sessionEnd.ts';
+import { runSignaling, type SignalingMemory } from './signaling.ts';
+import type { SignalingLink } from './signalingLink.ts';
+
+const log = createLogger('session');
+
+/** Spec section 4: the start request plus the media connection must finish within 15 s. */
+export const START_TIMEOUT_MS = 15_000;
+export const CANPLAY_WATCHDOG_MS = 5000;
+
+/** The room started by /start_live, kept where the ending sequence can see it even if a later step fails. */
+export interface RoomRef {
+  id: string | null;
+}
+
+function* fetchRoute(uid: string, room: RoomRef, signal: AbortSignal) {
+  const { live } = yield* services();
+  try {
+    const route = yield* call([live, live.getRoute], { uid }, signal);
+    if (room.id === null) yield* put(connectPhaseReached('startLive'));
+    return route;
+  } catch (error) {
+    if (error instanceof LiveError && error.kind === 'routeRefused' && error.serverText) {
+      throw endWithAlert('startFailed', { text: error.serverText });
+    }
+    throw endWithAlert('startFailed', { id: catalogue.routeFailed.id });
+  }
+}
+
+function* startRoom(params: { appId: string; uid: string; deviceId: string }, room: RoomRef, signal: AbortSignal) {
+  const { live } = yield* services();
+  try {
+    // start_live gets the whole start budget instead of the 10 s HTTP default, so
+    // a slow avatar boot ends the session by the 15 s rule, silently.
+    const started = yield* call([live, live.startLive], params, signal, START_TIMEOUT_MS);
+    room.id = started.roomId;
+    yield* put(liveStarted({ roomId: started.roomId }));
+    return started;
+  } catch (error) {
+    if (error instanceof LiveError && error.kind === 'startRefused') {
+      throw error.serverText ? endWithAlert('startFailed', { text: error.serverText }) : new SessionEnd('startFailed');
+    }
+    // No catalogue entry covers a transport failure of start_live: end silently, like the timeout.
+    throw new SessionEnd(error instanceof LiveError && error.timedOut ? 'timeout' : 'startFailed');
+  }
+}
+
+/**
+ * The UI owns the <video> element: it calls play() and reports canplay /
+ * playing / play refused. Without canplay 5 s after the stream arrived, or when
+ * autoplay is refused, the visitor is asked to tap to play. That request is an
+ * alert because the live screen (and its own tap target) stays covered by the
+ * pre-session screen until the video plays.
+ */
+function* waitForVideo() {
+  const { started } = yield* race({
+    started: take([videoCanPlay.type, videoPlaying.type]),
+    watchdog: delay(CANPLAY_WATCHDOG_MS),
+  });
+  if (!started) {
+    log.warn('no canplay within the watchdog');
+    yield* put(videoWatchdogFired());
+    yield* put(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+  }
+  while ((yield* select(selectSessionStatus)) !== 'live') {
+    const action = yield* take([videoPlaying.type, videoPlayBlocked.type]);
+    if (action.type === videoPlayBlocked.type) yield* put(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+  }
+}
+
+export function* connectSession(link: SignalingLink, room: RoomRef, signal: AbortSignal) {
+  const { whep, platform } = yield* services();
+  if (!whep.isSupported()) throw endWithAlert('startFailed', { id: catalogue.webrtcUnsupported.id });
+  const uid = yield* select(selectUserId);
+  const deviceId = yield* select(selectDeviceId);
+  if (!uid || !deviceId) throw endWithToast('startFailed', { id: catalogue.userIdRequired.id });
+
+  // app_id: the client has no separate application id, and the account id is
+  // what identifies the avatar configuration, so the uid is sent as app_id.
+  const appId = uid;
+  const { route, started } = yield* all({
+    route: call(fetchRoute, uid, room, signal),
+    started: call(startRoom, { appId, uid, deviceId }, room, signal),
+  });
+
+  yield* put(connectPhaseReached('stream'));
+  const identity = { room_id: started.roomId, app_id: appId, deviceId };
+  const signaling: SignalingMemory = { greeted: false };
+  yield* fork(runSignaling, link, { url: route.websockLink, identity }, signaling);
+  const target = { srsLink: route.srsLink, roomId: started.roomId };
+  yield* call(waitForStream, target, signal);
+  // WHEP waits for the room to answer asr_ready, so the greeting is already asked for.
+  if (!signaling.greeted) yield* take(roomJoined.type);
+
+  yield* put(connectPhaseReached('media'));
+  const connection = yield* call(openMedia, target, signal);
+  yield* fork(superviseMedia, connection, target, signal);
+
+  yield* put(connectPhaseReached('video'));
+  yield* waitForVideo();
+  platform.setLeaveGuard(true);
+  log.info('live', { roomId: started.roomId });
+}

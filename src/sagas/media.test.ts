@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { catalogue } from '../features/notices/messages.ts';
+import { startRequested } from '../features/session/sessionSlice.ts';
+import { setupSagas, type Harness } from './testing/harness.ts';
+import { goLive } from './testing/live.ts';
+
+let h: Harness;
+
+beforeEach(async () => {
+  vi.useFakeTimers();
+  h = setupSagas();
+  await h.flush();
+});
+
+afterEach(() => {
+  h.task.cancel();
+  vi.useRealTimers();
+});
+
+describe('media', () => {
+  it('reports the connection states of the avatar media', async () => {
+    await goLive(h);
+    expect(h.ofType('session/mediaStateChanged').map((a) => a.payload)).toEqual(['connected']);
+    expect(h.services.livePeer.get()).toBe(h.peers[0]);
+  });
+
+  it('reconnects a dropped connection with a new WHEP request and stays live', async () => {
+    await goLive(h);
+    h.peers[0]?.emitState('disconnected');
+    await h.flush();
+    expect(h.peers[0]?.close).toHaveBeenCalled();
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    await h.advance(1999);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    await h.advance(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+  });
+
+  it('tries 3 times 2 s apart, then shows reconnectFailed and ends the session', async () => {
+    await goLive(h);
+    h.plan.peers.splice(0, 1, 'fail');
+    h.peers[0]?.emitState('failed');
+    await h.flush();
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await h.advance(1999);
+      expect(h.whep.connect).toHaveBeenCalledTimes(attempt);
+      await h.advance(1);
+      expect(h.whep.connect).toHaveBeenCalledTimes(attempt + 1);
+    }
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(3);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.reconnectFailed.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'reconnectFailed' });
+    expect(h.sockets[0]?.types()).toContain('close_webrtc');
+    expect(h.live.stopLive).toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('counts a new connection that never connects as a failed attempt', async () => {
+    await goLive(h);
+    h.plan.peers.splice(0, 1, 'silent');
+    h.peers[0]?.emitState('disconnected');
+    await h.advance(2000);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    await h.advance(10_000);
+    expect(h.peers[1]?.close).toHaveBeenCalled();
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(2);
+  });
+
+  it('waits for signaling to be open before reconnecting the media', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverClose();
+    h.peers[0]?.emitState('disconnected');
+    await h.flush();
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    await h.advance(500);
+    expect(h.session().signaling).toBe('open');
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+  });
+
+  it('shows the ICE error and ends the session on an ICE candidate error before connecting', async () => {
+    h.plan.peers.splice(0, 1, 'silent');
+    h.dispatch(startRequested());
+    await h.flush();
+    h.peers[0]?.emitIceError();
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.iceError.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'iceError' });
+    expect(h.peers[0]?.close).toHaveBeenCalled();
+    expect(h.live.stopLive).toHaveBeenCalled();
+  });
+
+  it('shows the ICE error when the first connection fails', async () => {
+    h.plan.peers.splice(0, 1, 'silent');
+    h.dispatch(startRequested());
+    await h.flush();
+    h.peers[0]?.emitState('failed');
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.iceError.id });
+    expect(h.session().endReason).toBe('iceError');
+  });
+
+  it('shows the ICE error when the first WHEP request fails', async () => {
+    h.plan.peers.splice(0, 1, 'fail');
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.iceError.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'iceError' });
+  });
+
+  it('only logs an ICE candidate error once connected', async () => {
+    await goLive(h);
+    h.peers[0]?.emitIceError();
+    await h.flush();
+    expect(h.session().status).toBe('live');
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * The avatar's media connection: the first WHEP connect, then supervision of
+ * the peer connection for the rest of the session. Before it has ever
+ * connected, an ICE candidate error or a failed connection is the catalogue's
+ * ICE error. Afterwards a disconnect (while signaling is open) is answered with
+ * a new WHEP connection, up to 3 attempts 2 s apart.
+ */
+import { call, delay, put, race, select, take } from 'typed-redux-saga';
+import { catalogue } from '../features/notices/messages.ts';
+import {
+  mediaReconnectStarted,
+  mediaStateChanged,
+  selectSignalingState,
+  signalingStateChanged,
+} from '../features/session/sessionSlice.ts';
+import { createLogger } from '../services/logger.ts';
+import type { WhepConnection } from '../services/whep.ts';
+import { peerChannel } from './channels/peerChannel.ts';
+import { services } from './context.ts';
+import { endWithAlert } from './sessionEnd.ts';
+
+const log = createLogger('media');
+
+export const MEDIA_RECONNECTS = 3;
+export const MEDIA_RECONNECT_DELAY_MS = 2000;
+/** A reconnect attempt that has not connected after this long is a failed attempt. */
+export const MEDIA_CONNECT_TIMEOUT_MS = 10_000;
+
+export interface MediaTarget {
+  srsLink: string;
+  roomId: string;
+}
+
+const iceError = () => endWithAlert('iceError', { id: catalogue.iceError.id });
+
+/** The session's first WHEP connection; any failure to negotiate it is an ICE error. */
+export function* openMedia(target: MediaTarget, signal: AbortSignal) {
+  const { whep } = yield* services();
+  try {
+    return yield* call([whep, whep.connect], target, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    log.warn('first WHEP connect failed', { error: String(error) });
+    throw iceError();
+  }
+}
+
+/**
+ * Follows one peer connection until it drops. `state.connected` records that the
+ * session's media has connected at least once, which changes what a failure means.
+ */
+function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }) {
+  const chan = peerChannel(connection);
+  try {
+    for (;;) {
+      const event = yield* take(chan);
+      if (event.type === 'iceCandidateError') {
+        log.warn('ICE candidate error', { code: event.errorCode, text: event.errorText.slice(0, 120) });
+        if (!state.connected) throw iceError();
+        continue;
+      }
+      yield* put(mediaStateChanged(event.state));
+      if (event.state === 'connected') state.connected = true;
+      if (event.state === 'disconnected' || event.state === 'failed') {
+        if (!state.connected) throw iceError();
+        log.warn('media dropped', { state: event.state });
+        return;
+      }
+    }
+  } finally {
+    chan.close();
+  }
+}
+
+/** Resolves true once the new connection is connected, false when it fails first. */
+function* untilConnected(connection: WhepConnection) {
+  const chan = peerChannel(connection);
+  try {
+    for (;;) {
+      const event = yield* take(chan);
+      if (event.type !== 'connectionState') continue;
+      yield* put(mediaStateChanged(event.state));
+      if (event.state === 'connected') return true;
+      if (event.state === 'failed' || event.state === 'closed') return false;
+    }
+  } finally {
+    chan.close();
+  }
+}
+
+function* reconnectMedia(target: MediaTarget, signal: AbortSignal) {
+  const { whep } = yield* services();
+  // Reconnecting makes sense only while the room is reachable; a lost channel ends the session on its own.
+  if ((yield* select(selectSignalingState)) !== 'open') {
+    yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
+  }
+  for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
+    yield* put(mediaReconnectStarted());
+    yield* delay(MEDIA_RECONNECT_DELAY_MS);
+    let candidate: WhepConnection | null = null;
+    try {
+      candidate = yield* call([whep, whep.connect], target, signal);
+      const { ok } = yield* race({ ok: call(untilConnected, candidate), timeout: delay(MEDIA_CONNECT_TIMEOUT_MS) });
+      if (ok) {
+        log.info('media reconnected', { attempt });
+        const connected = candidate;
+        candidate = null;
+        return connected;
+      }
+      log.warn('media reconnect attempt did not connect', { attempt });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      log.warn('media reconnect attempt failed', { attempt, error: String(error) });
+    } finally {
+      candidate?.close();
+    }
+  }
+  throw endWithAlert('reconnectFailed', { id: catalogue.reconnectFailed.id });
+}
+
+/**
+ * Owns the session's peer connection from the first connect to the end:
+ * publishes its stream (remoteMedia) and state, and replaces it when it drops.
+ * Ends only by cancellation or by throwing a SessionEnd.
+ */
+export function* superviseMedia(first: WhepConnection, target: MediaTarget, signal: AbortSignal) {
+  const { remoteMedia, livePeer } = yield* services();
+  // `owned` is what the finally block must close: null while between connections.
+  let owned: WhepConnection | null = first;
+  let current = first;
+  const state = { connected: false };
+  remoteMedia.set(first.stream);
+  livePeer.set(first);
+  try {
+    for (;;) {
+      yield* watchUntilDropped(current, state);
+      livePeer.set(null);
+      current.close();
+      owned = null;
+      current = yield* reconnectMedia(target, signal);
+      owned = current;
+      livePeer.set(current);
+      remoteMedia.set(current.stream);
+    }
+  } finally {
+    livePeer.set(null);
+    owned?.close();
+    remoteMedia.set(null);
+    yield* put(mediaStateChanged('none'));
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The session's lifetime: idle → connecting → live → ending → idle.
+ *
+ * One session at a time. While one is connecting, another Start chat only
+ * shows "please wait". The start (connectSession, which also keeps the
+ * signaling and media tasks alive afterwards) races the 15 s start deadline and
+ * every way a session can end; whichever wins, the same ending runs: the race
+ * cancels everything the session started (socket with close_webrtc, peer
+ * connection, timers, pending requests through the AbortSignal), then the
+ * started room is stopped, then the session is idle again.
+ */
+import { call, delay, fork, put, race, select, take } from 'typed-redux-saga';
+import type { Task } from 'redux-saga';
+import { selectDeviceId } from '../features/account/accountSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { alertShown, toastShown } from '../features/notices/noticesSlice.ts';
+import {
+  cancelRequested,
+  endRequested,
+  endTriggered,
+  selectSessionStatus,
+  sessionEnded,
+  sessionEnding,
+  startRequested,
+  videoCanPlay,
+  videoPlaying,
+  type EndReason,
+} from '../features/session/sessionSlice.ts';
+import { createLogger } from '../services/logger.ts';
+import { connectSession, START_TIMEOUT_MS, type RoomRef } from './connect.ts';
+import { services } from './context.ts';
+import { SessionEnd, type EndNotice } from './sessionEnd.ts';
+import type { SignalingLink } from './signalingLink.ts';
+
+const log = createLogger('session');
+
+const forever = () => new Promise<never>(() => {});
+
+/**
+ * Resolves true if the media has not produced a playable video 15 s after the
+ * start; once it has, never resolves (the session saga cancels it at the end).
+ */
+function* startDeadline() {
+  const { late } = yield* race({
+    late: delay(START_TIMEOUT_MS),
+    media: take([videoCanPlay.type, videoPlaying.type]),
+  });
+  if (late) return true;
+  return yield* call(forever);
+}
+
+function* showNotice(notice: EndNotice) {
+  if (notice.kind === 'toast') yield* put(toastShown(notice.message));
+  else yield* put(alertShown(notice.message, notice.action));
+}
+
+function* stopRoom(roomId: string, deviceId: string) {
+  const { live } = yield* services();
+  try {
+    yield* call([live, live.stopLive], { roomId, deviceId });
+  } catch (error) {
+    // The server reclaims abandoned rooms; a failed stop must not keep the visitor waiting.
+    log.warn('stop_live failed', { roomId, error: String(error) });
+  }
+}
+
+export function* runSession(link: SignalingLink) {
+  const { platform } = yield* services();
+  const deviceId = yield* select(selectDeviceId);
+  const controller = new AbortController();
+  const room: RoomRef = { id: null };
+  let reason: EndReason = 'startFailed';
+  try {
+    const outcome = yield* race({
+      // connectSession returns only when its forked signaling and media tasks do, which they never do normally.
+      session: call(connectSession, link, room, controller.signal),
+      timeout: call(startDeadline),
+      cancel: take(cancelRequested.type),
+      end: take(endRequested.type),
+      triggered: take(endTriggered.match),
+    });
+    if (outcome.timeout) reason = 'timeout';
+    else if (outcome.cancel) reason = 'cancelled';
+    else if (outcome.end) reason = 'user';
+    else if (outcome.triggered) reason = outcome.triggered.payload;
+    else log.error('session tasks ended on their own');
+  } catch (error) {
+    if (error instanceof SessionEnd) {
+      reason = error.reason;
+      if (error.notice) yield* call(showNotice, error.notice);
+    } else {
+      log.error('session failed', { error: String(error) });
+    }
+  } finally {
+    // Whatever is still in flight (fetches, WHEP) is abandoned here.
+    controller.abort();
+    platform.setLeaveGuard(false);
+    log.info('session ending', { reason, roomId: room.id });
+    yield* put(sessionEnding(reason));
+    if (room.id !== null && deviceId) yield* call(stopRoom, room.id, deviceId);
+    yield* put(sessionEnded());
+  }
+}
+
+/** Starts a session on Start chat from idle; a Start chat while one is connecting only shows "please wait". */
+export function* sessionWatcher(link: SignalingLink) {
+  let current: Task | null = null;
+  for (;;) {
+    yield* take(startRequested.type);
+    // The reducer has already run: 'connecting' means this tap started a session (or one is under way).
+    const status = yield* select(selectSessionStatus);
+    if (current?.isRunning()) {
+      if (status === 'connecting') yield* put(toastShown({ id: catalogue.pleaseWait.id }));
+      continue;
+    }
+    if (status !== 'connecting') continue;
+    current = yield* fork(runSession, link);
+  }
+}

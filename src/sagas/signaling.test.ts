@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { catalogue } from '../features/notices/messages.ts';
+import { startRequested } from '../features/session/sessionSlice.ts';
+import { sendRequested } from '../features/signaling/signalingActions.ts';
+import type { ClientRequest } from '../features/signaling/protocol.ts';
+import { setupSagas, type Harness } from './testing/harness.ts';
+import { goLive } from './testing/live.ts';
+
+let h: Harness;
+
+beforeEach(async () => {
+  vi.useFakeTimers();
+  h = setupSagas();
+  await h.flush();
+});
+
+afterEach(() => {
+  h.task.cancel();
+  vi.useRealTimers();
+});
+
+const typed: ClientRequest = { type: 'message_text', source: 'nlpmsg', text: 'hello', data: { msg_id: 'u-1', lang: 'en' } };
+
+describe('signaling', () => {
+  it('reconnects 3 times 500 ms apart, then shows "error" and ends the session', async () => {
+    await goLive(h);
+    h.plan.sockets.splice(0, 1, 'refuse');
+    h.sockets[0]?.serverClose();
+    await h.flush();
+    expect(h.session().signaling).toBe('reconnecting');
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await h.advance(499);
+      expect(h.socket.connect).toHaveBeenCalledTimes(attempt);
+      await h.advance(1);
+      expect(h.socket.connect).toHaveBeenCalledTimes(attempt + 1);
+    }
+    await h.advance(500);
+    expect(h.socket.connect).toHaveBeenCalledTimes(4);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.signalingLost.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'signalingLost', signaling: 'closed' });
+    expect(h.live.stopLive).toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('rejoins the room with offer_2 after a reconnect and greets only once', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverClose();
+    await h.advance(500);
+    expect(h.sockets).toHaveLength(2);
+    expect(h.sockets[1]?.types()).toEqual(['offer_2']);
+    expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+    expect(h.ofType('session/roomJoined')).toHaveLength(1);
+  });
+
+  it('aborts the stream poll with "signaling disconnected" when the channel is lost while polling', async () => {
+    h.streams.isStreamActive.mockResolvedValue(false);
+    h.plan.sockets.splice(0, 1, 'refuse');
+    h.dispatch(startRequested());
+    await h.advance(1500);
+    expect(h.socket.connect).toHaveBeenCalledTimes(4);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.signalingDisconnected.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'signalingLost' });
+    const polls = h.streams.isStreamActive.mock.calls.length;
+    await h.advance(2000);
+    expect(h.streams.isStreamActive).toHaveBeenCalledTimes(polls);
+    expect(h.signals.streams?.every((s) => s.aborted)).toBe(true);
+  });
+
+  it('counts a socket that never opens as a failed attempt', async () => {
+    h.plan.sockets.splice(0, 1, 'silent');
+    h.dispatch(startRequested());
+    await h.flush();
+    await h.advance(5000);
+    expect(h.sockets[0]?.closed).toBe(true);
+    expect(h.session().signaling).toBe('reconnecting');
+  });
+
+  it('only warns, and hands the request back, when asked to send while the channel is closed', async () => {
+    h.dispatch(sendRequested(typed));
+    await h.flush();
+    expect(h.ofType('signaling/sendFailed').map((a) => a.payload)).toEqual([{ request: typed, reason: 'closed' }]);
+    expect(h.state().notices.alert).toBeNull();
+  });
+
+  it('sends requested frames with room_id, app_id and deviceId while open', async () => {
+    await goLive(h);
+    h.dispatch(sendRequested(typed));
+    h.dispatch(sendRequested({ type: 'break' }));
+    await h.flush();
+    expect(h.sockets[0]?.sent.slice(2)).toEqual([
+      { ...typed, room_id: 'room-1', app_id: 'demo', deviceId: 'H5123e4567e89b12d3a456426614174000' },
+      { type: 'break', room_id: 'room-1', app_id: 'demo', deviceId: 'H5123e4567e89b12d3a456426614174000' },
+    ]);
+    expect(h.ofType('signaling/sendFailed')).toEqual([]);
+  });
+
+  it('shows the server quit text, then ends the session', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverSend({ msg_type: 'quit', text: 'The avatar has left' });
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ text: 'The avatar has left' });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'quit' });
+    expect(h.live.stopLive).toHaveBeenCalled();
+    expect(h.sockets[0]?.closed).toBe(true);
+  });
+
+  it('shows the quit prompt when the quit message has no text', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverSend({ msg_type: 'quit' });
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.sessionQuit.id });
+    expect(h.session().endReason).toBe('quit');
+  });
+
+  it('publishes valid frames as messageReceived and drops invalid ones', async () => {
+    await goLive(h);
+    const socket = h.sockets[0];
+    socket?.serverSend('not json');
+    socket?.serverSend({ msg_type: 'tts', msg_id: 'r-1', image_url: 'javascript:alert(1)' });
+    socket?.serverSend({ msg_type: 'surprise' });
+    socket?.serverSend({ msg_type: 'tts', msg_id: 'r-1', text: 'Hi', image_url: 'data:x' });
+    await h.flush();
+    const received = h.ofType('signaling/messageReceived').map((a) => a.payload);
+    expect(received).toEqual([
+      { msg_type: 'command', command: 'asr_ready' },
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hi' },
+    ]);
+    expect(h.session().status).toBe('live');
+  });
+});

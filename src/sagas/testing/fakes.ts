@@ -1,0 +1,220 @@
+/**
+ * Fake services for saga tests: every outside effect is a vi.fn whose calls
+ * can be asserted, and every I/O honours its AbortSignal like the real adapters.
+ * Sockets and peer connections are driven from the test ("the server side").
+ */
+import { vi } from 'vitest';
+import type { AccountInfo } from '../../features/account/accountSlice.ts';
+import type { SagaServices } from '../context.ts';
+import type { AccountService } from '../../services/account.ts';
+import { createReplayEmitter } from '../../services/emitter.ts';
+import { createLivePeerHolder } from '../../services/livePeer.ts';
+import type { LiveService } from '../../services/live.ts';
+import type { PlatformService } from '../../services/platform.ts';
+import { createRemoteMediaHolder } from '../../services/remoteMedia.ts';
+import type { SignalingSocket, SocketEvent } from '../../services/socket.ts';
+import { createMemoryStorage } from '../../services/storage.ts';
+import type { PeerEvent, WhepConnection } from '../../services/whep.ts';
+
+/** Runs `fn` after the current microtasks, like a network event would. */
+const later = (fn: () => void) => void Promise.resolve().then(fn);
+
+/** A promise that never settles on its own and rejects with AbortError when `signal` aborts. */
+export function untilAborted<T>(signal: AbortSignal | undefined): Promise<T> {
+  return new Promise<T>((_resolve, reject) => {
+    signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')), { once: true });
+  });
+}
+
+export class FakeSocket implements SignalingSocket {
+  readonly sent: Record<string, unknown>[] = [];
+  closed = false;
+  private opened = false;
+  private readonly events = createReplayEmitter<SocketEvent>();
+  readonly subscribe = this.events.subscribe;
+
+  constructor(readonly url: string) {}
+
+  isOpen = () => this.opened && !this.closed;
+  send = vi.fn((text: string) => {
+    if (!this.isOpen()) return false;
+    const frame = JSON.parse(text) as Record<string, unknown>;
+    this.sent.push(frame);
+    if (frame.type === 'offer_2' && this.answerOffer) this.serverSend({ msg_type: 'command', command: 'asr_ready' });
+    return true;
+  });
+  close = vi.fn(() => {
+    this.closed = true;
+    this.opened = false;
+  });
+
+  /** Answer offer_2 with asr_ready, like the stand-in. */
+  answerOffer = true;
+
+  serverOpen(): void {
+    this.opened = true;
+    this.events.emit({ type: 'open' });
+  }
+  serverSend(frame: unknown): void {
+    later(() => this.events.emit({ type: 'message', data: typeof frame === 'string' ? frame : JSON.stringify(frame) }));
+  }
+  serverClose(code = 1006): void {
+    this.opened = false;
+    this.events.emit({ type: 'close', code, reason: '' });
+  }
+  refuse(): void {
+    this.events.emit({ type: 'error' });
+    this.events.emit({ type: 'close', code: 1006, reason: '' });
+  }
+  types(): unknown[] {
+    return this.sent.map((f) => f.type);
+  }
+}
+
+export class FakePeer implements WhepConnection {
+  readonly stream: MediaStream;
+  state: RTCPeerConnectionState = 'new';
+  private readonly events = createReplayEmitter<PeerEvent>();
+  readonly subscribe = this.events.subscribe;
+  close = vi.fn(() => {
+    this.state = 'closed';
+  });
+  getStats = vi.fn(() => Promise.resolve(new Map() as unknown as RTCStatsReport));
+
+  constructor(readonly index: number) {
+    this.stream = { id: `stream-${index}` } as unknown as MediaStream;
+  }
+  connectionState = () => this.state;
+  emitState(state: RTCPeerConnectionState): void {
+    this.state = state;
+    this.events.emit({ type: 'connectionState', state });
+  }
+  emitIceError(): void {
+    this.events.emit({ type: 'iceCandidateError', errorCode: 701, errorText: 'STUN host lookup received error.' });
+  }
+}
+
+export type SocketBehaviour = 'join' | 'refuse' | 'silent';
+export type PeerBehaviour = 'connect' | 'silent' | 'fail';
+
+export interface FakeOptions {
+  path?: string;
+  hiddenGraceMs?: number;
+  storage?: Record<string, string>;
+  languages?: string[];
+}
+
+export const DEMO_INFO: AccountInfo = {
+  photoUrl: 'http://127.0.0.1/photo.png',
+  title: 'Demo',
+  label: null,
+  background: null,
+  asr: { appKey: 'k', region: 'r' },
+};
+
+export function createFakes(options: FakeOptions = {}) {
+  const sockets: FakeSocket[] = [];
+  const peers: FakePeer[] = [];
+  const signals: Record<string, AbortSignal[]> = { route: [], startLive: [], streams: [], whep: [] };
+  const visibility = new Set<(hidden: boolean) => void>();
+  /** What each next socket / peer does; the last entry repeats. */
+  const plan = { sockets: ['join'] as SocketBehaviour[], peers: ['connect'] as PeerBehaviour[] };
+  const next = <T>(list: T[]): T => (list.length > 1 ? (list.shift() as T) : (list[0] as T));
+
+  const live = {
+    getRoute: vi.fn<LiveService['getRoute']>((_params, signal) => {
+      if (signal) signals.route?.push(signal);
+      return Promise.resolve({ websockLink: 'ws://127.0.0.1/ws/signaling', srsLink: 'http://127.0.0.1' });
+    }),
+    startLive: vi.fn<LiveService['startLive']>((_params, signal) => {
+      if (signal) signals.startLive?.push(signal);
+      return Promise.resolve({ roomId: 'room-1', systemType: null });
+    }),
+    stopLive: vi.fn<LiveService['stopLive']>(() => Promise.resolve(true)),
+  };
+
+  const streams = {
+    isStreamActive: vi.fn((_target: { srsLink: string; roomId: string }, signal?: AbortSignal) => {
+      if (signal) signals.streams?.push(signal);
+      return Promise.resolve(true);
+    }),
+  };
+
+  const whep = {
+    isSupported: vi.fn(() => true),
+    connect: vi.fn((_target: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection> => {
+      signals.whep?.push(signal);
+      const behaviour = next(plan.peers);
+      if (behaviour === 'fail') return Promise.reject(new Error('WHEP answer rejected (HTTP 500)'));
+      const peer = new FakePeer(peers.length);
+      peers.push(peer);
+      if (behaviour === 'connect') later(() => peer.emitState('connected'));
+      return Promise.resolve(peer);
+    }),
+  };
+
+  const socket = {
+    connect: vi.fn((url: string) => {
+      const s = new FakeSocket(url);
+      sockets.push(s);
+      const behaviour = next(plan.sockets);
+      if (behaviour === 'join') later(() => s.serverOpen());
+      if (behaviour === 'refuse') later(() => s.refuse());
+      return s;
+    }),
+  };
+
+  const platform = {
+    location: vi.fn(() => ({ pathname: options.path ?? '/25d/demo', search: '', hash: '' })),
+    languages: vi.fn(() => options.languages ?? ['en-US']),
+    randomUUID: vi.fn(() => '123e4567-e89b-12d3-a456-426614174000'),
+    hiddenGraceMs: vi.fn(() => options.hiddenGraceMs ?? 0),
+    isHidden: vi.fn(() => false),
+    onVisibilityChange: vi.fn((listener: (hidden: boolean) => void) => {
+      visibility.add(listener);
+      return () => visibility.delete(listener);
+    }),
+    setLeaveGuard: vi.fn<PlatformService['setLeaveGuard']>(),
+  };
+
+  const account = {
+    fetchUserInfo: vi.fn<AccountService['fetchUserInfo']>((uid) =>
+      Promise.resolve({ valid: true, raw: { uid, a: 1, b: 2 }, info: DEMO_INFO }),
+    ),
+  };
+
+  const livePeer = createLivePeerHolder();
+  const storage = createMemoryStorage(options.storage);
+  const services: SagaServices = {
+    account,
+    live,
+    streams,
+    whep,
+    socket,
+    storage,
+    platform,
+    remoteMedia: createRemoteMediaHolder(),
+    livePeer,
+    statsSource: livePeer,
+  };
+
+  return {
+    services,
+    live,
+    streams,
+    whep,
+    socket,
+    platform,
+    account,
+    storage,
+    sockets,
+    peers,
+    signals,
+    plan,
+    setHidden(hidden: boolean) {
+      for (const listener of visibility) listener(hidden);
+    },
+  };
+}
+
+export type Fakes = ReturnType<typeof createFakes>;

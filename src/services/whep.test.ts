@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { HttpClient, TextResponse } from './http.ts';
+import { createWhepService, whepUrl, type PeerEvent } from './whep.ts';
+
+/** Just enough of RTCPeerConnection for the WHEP flow. */
+class FakePeerConnection extends EventTarget {
+  static last: FakePeerConnection | null = null;
+  connectionState: RTCPeerConnectionState = 'new';
+  iceGatheringState: RTCIceGatheringState = 'gathering';
+  localDescription: RTCSessionDescriptionInit | null = null;
+  remoteDescription: RTCSessionDescriptionInit | null = null;
+  transceivers: [string, RTCRtpTransceiverInit | undefined][] = [];
+  closed = false;
+  constructor(readonly config: RTCConfiguration) {
+    super();
+    FakePeerConnection.last = this;
+  }
+  addTransceiver(kind: string, init?: RTCRtpTransceiverInit) {
+    this.transceivers.push([kind, init]);
+  }
+  createOffer() {
+    return Promise.resolve({ type: 'offer' as const, sdp: 'v=0 offer' });
+  }
+  setLocalDescription(desc: RTCSessionDescriptionInit) {
+    this.localDescription = desc;
+    // Gathering finishes a little later, like a browser's.
+    setTimeout(() => {
+      this.iceGatheringState = 'complete';
+      this.dispatchEvent(new Event('icegatheringstatechange'));
+    }, 10);
+    return Promise.resolve();
+  }
+  setRemoteDescription(desc: RTCSessionDescriptionInit) {
+    this.remoteDescription = desc;
+    return Promise.resolve();
+  }
+  getStats() {
+    return Promise.resolve(new Map());
+  }
+  close() {
+    this.closed = true;
+  }
+  setState(state: RTCPeerConnectionState) {
+    this.connectionState = state;
+    this.dispatchEvent(new Event('connectionstatechange'));
+  }
+}
+
+class FakeMediaStream {
+  tracks: unknown[] = [];
+  getTracks() {
+    return this.tracks;
+  }
+  addTrack(track: unknown) {
+    this.tracks.push(track);
+  }
+}
+
+function setup(answer: () => Promise<TextResponse>) {
+  const postText = vi.fn(answer);
+  const service = createWhepService({
+    http: { postText } as unknown as HttpClient,
+    iceServers: [{ urls: 'turn:turn.example:3478', username: 'u', credential: 'c' }],
+    createPeer: (config) => new FakePeerConnection(config) as unknown as RTCPeerConnection,
+    iceGatheringTimeoutMs: 1000,
+  });
+  return { service, postText };
+}
+
+beforeEach(() => {
+  vi.stubGlobal('MediaStream', FakeMediaStream);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  FakePeerConnection.last = null;
+});
+
+describe('whep', () => {
+  it('builds the WHEP URL of the room', () => {
+    expect(whepUrl('http://h:8080', 'room 1')).toBe('http://h:8080/rtc/v1/whep/?app=live&stream=room%201');
+  });
+
+  it('offers recvonly video and audio, posts the gathered offer as application/sdp and applies the answer', async () => {
+    const { service, postText } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const connection = await service.connect({ srsLink: 'http://h', roomId: 'r-1' }, new AbortController().signal);
+    const pc = FakePeerConnection.last;
+    expect(pc?.config.iceServers).toHaveLength(1);
+    expect(pc?.transceivers).toEqual([
+      ['video', { direction: 'recvonly' }],
+      ['audio', { direction: 'recvonly' }],
+    ]);
+    expect(pc?.iceGatheringState).toBe('complete');
+    expect(postText).toHaveBeenCalledWith('http://h/rtc/v1/whep/?app=live&stream=r-1', 'v=0 offer', 'application/sdp', {
+      signal: expect.any(AbortSignal),
+    });
+    expect(pc?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
+    expect(connection.connectionState()).toBe('new');
+  });
+
+  it('replays the events raised before the first subscriber', async () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const connection = await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+    FakePeerConnection.last?.setState('connecting');
+    const seen: PeerEvent[] = [];
+    connection.subscribe((e) => seen.push(e));
+    FakePeerConnection.last?.setState('connected');
+    expect(seen).toEqual([
+      { type: 'connectionState', state: 'connecting' },
+      { type: 'connectionState', state: 'connected' },
+    ]);
+    connection.close();
+    expect(FakePeerConnection.last?.closed).toBe(true);
+  });
+
+  it.each([
+    ['a 200 answer', { status: 200, text: 'v=0' }],
+    ['an answer that is not SDP', { status: 201, text: '<html>' }],
+  ])('rejects %s and closes the peer connection', async (_name, answer) => {
+    const { service } = setup(() => Promise.resolve(answer));
+    await expect(service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal)).rejects.toMatchObject({ kind: 'answer' });
+    expect(FakePeerConnection.last?.closed).toBe(true);
+  });
+
+  it('stops and closes the peer connection when aborted during ICE gathering', async () => {
+    const { service, postText } = setup(() => Promise.resolve({ status: 201, text: 'v=0' }));
+    const controller = new AbortController();
+    const pending = service.connect({ srsLink: '', roomId: 'r' }, controller.signal);
+    // Gathering completes after 10 ms; abort in the middle of it.
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    expect(FakePeerConnection.last?.iceGatheringState).toBe('gathering');
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(FakePeerConnection.last?.closed).toBe(true);
+    expect(postText).not.toHaveBeenCalled();
+  });
+
+  it('closes the peer connection when aborted while the answer is awaited', async () => {
+    const controller = new AbortController();
+    const { service } = setup(
+      () =>
+        new Promise((resolve) => {
+          controller.abort();
+          resolve({ status: 201, text: 'v=0' });
+        }),
+    );
+    await expect(service.connect({ srsLink: '', roomId: 'r' }, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(FakePeerConnection.last?.closed).toBe(true);
+    expect(FakePeerConnection.last?.remoteDescription).toBeNull();
+  });
+});

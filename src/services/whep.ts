@@ -1,0 +1,158 @@
+/**
+ * WHEP playback of the avatar: a receive-only RTCPeerConnection whose offer is
+ * POSTed to the media server (application/sdp, 201 + SDP answer expected).
+ *
+ * connect() honours its AbortSignal at every await: an aborted connect rejects
+ * and closes its peer connection, so a cancelled session never leaks one.
+ */
+import { createReplayEmitter } from './emitter.ts';
+import type { HttpClient } from './http.ts';
+import { createLogger } from './logger.ts';
+
+const log = createLogger('whep');
+
+/** A bounded wait: with TURN servers gathering can take long, and a partial offer still works. */
+export const ICE_GATHERING_TIMEOUT_MS = 2000;
+
+export type PeerEvent =
+  | { type: 'connectionState'; state: RTCPeerConnectionState }
+  | { type: 'iceCandidateError'; errorCode: number; errorText: string };
+
+export interface WhepConnection {
+  /** The avatar's remote video and audio tracks. */
+  readonly stream: MediaStream;
+  connectionState(): RTCPeerConnectionState;
+  /** Events raised before the first subscriber are replayed to it, so nothing is lost after connect() resolves. */
+  subscribe(listener: (event: PeerEvent) => void): () => void;
+  getStats(): Promise<RTCStatsReport>;
+  close(): void;
+}
+
+export interface WhepService {
+  isSupported(): boolean;
+  connect(params: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection>;
+}
+
+export type WhepErrorKind = 'unsupported' | 'negotiation' | 'answer';
+
+export class WhepError extends Error {
+  override readonly name = 'WhepError';
+  constructor(
+    readonly kind: WhepErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function whepUrl(srsLink: string, roomId: string): string {
+  return `${srsLink}/rtc/v1/whep/?app=live&stream=${encodeURIComponent(roomId)}`;
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new DOMException('WHEP connect aborted', 'AbortError');
+}
+
+function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new DOMException('WHEP connect aborted', 'AbortError'));
+      return;
+    }
+    const finish = () => {
+      clearTimeout(timer);
+      pc.removeEventListener('icegatheringstatechange', onChange);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onChange = () => {
+      if (pc.iceGatheringState !== 'complete') return;
+      finish();
+      resolve();
+    };
+    const onAbort = () => {
+      finish();
+      reject(new DOMException('WHEP connect aborted', 'AbortError'));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      log.info('ICE gathering still running; sending the candidates found so far');
+      resolve();
+    }, timeoutMs);
+    pc.addEventListener('icegatheringstatechange', onChange);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function wrapConnection(pc: RTCPeerConnection): WhepConnection {
+  const stream = new MediaStream();
+  const events = createReplayEmitter<PeerEvent>();
+  const emit = events.emit;
+  pc.addEventListener('track', (event) => {
+    if (!stream.getTracks().includes(event.track)) stream.addTrack(event.track);
+  });
+  pc.addEventListener('connectionstatechange', () => emit({ type: 'connectionState', state: pc.connectionState }));
+  pc.addEventListener('icecandidateerror', (event) => {
+    const e = event as RTCPeerConnectionIceErrorEvent;
+    emit({ type: 'iceCandidateError', errorCode: e.errorCode, errorText: e.errorText });
+  });
+  return {
+    stream,
+    connectionState: () => pc.connectionState,
+    subscribe: events.subscribe,
+    getStats: () => pc.getStats(),
+    close() {
+      events.clear();
+      for (const track of stream.getTracks()) track.stop();
+      pc.close();
+    },
+  };
+}
+
+export interface WhepDeps {
+  http: HttpClient;
+  iceServers: RTCIceServer[];
+  /** Injected so tests can pass a fake; defaults to the browser's RTCPeerConnection. */
+  createPeer?: (config: RTCConfiguration) => RTCPeerConnection;
+  iceGatheringTimeoutMs?: number;
+}
+
+export function isWebRtcSupported(): boolean {
+  return typeof RTCPeerConnection === 'function' && typeof MediaStream === 'function';
+}
+
+export function createWhepService(deps: WhepDeps): WhepService {
+  const createPeer = deps.createPeer ?? ((config) => new RTCPeerConnection(config));
+  return {
+    isSupported: () => (deps.createPeer ? true : isWebRtcSupported()),
+    async connect({ srsLink, roomId }, signal) {
+      throwIfAborted(signal);
+      const pc = createPeer({ iceServers: deps.iceServers });
+      const connection = wrapConnection(pc);
+      try {
+        pc.addTransceiver('video', { direction: 'recvonly' });
+        pc.addTransceiver('audio', { direction: 'recvonly' });
+        const offer = await pc.createOffer();
+        throwIfAborted(signal);
+        await pc.setLocalDescription(offer);
+        throwIfAborted(signal);
+        await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
+        throwIfAborted(signal);
+        const offerSdp = pc.localDescription?.sdp;
+        if (!offerSdp) throw new WhepError('negotiation', 'no local description');
+        const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
+        throwIfAborted(signal);
+        if (answer.status !== 201 || !answer.text.trimStart().startsWith('v=')) {
+          throw new WhepError('answer', `WHEP answer rejected (HTTP ${answer.status})`);
+        }
+        await pc.setRemoteDescription({ type: 'answer', sdp: answer.text });
+        throwIfAborted(signal);
+        return connection;
+      } catch (error) {
+        connection.close();
+        if (!signal.aborted) log.warn('WHEP connect failed', { roomId, error: String(error) });
+        throw error;
+      }
+    },
+  };
+}
