@@ -1,0 +1,81 @@
+/**
+ * JSGF grammars made from the knowledge-base questions, so pocketsphinx can only answer
+ * with one of them (exact words) or nothing. A second grammar accepts every prefix of a
+ * question, which is what partial decoding of an utterance in progress needs.
+ */
+
+/** Lower-case words as the CMU dictionary spells them; punctuation other than apostrophes goes. */
+export function toWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z'\s]/g, ' ')
+    .split(/\s+/)
+    .map((w) => w.replace(/^'+|'+$/g, ''))
+    .filter((w) => w.length > 0);
+}
+
+/** The words a CMU-style dictionary defines, alternates such as "products(2)" folded in. */
+export function dictionaryWords(dict: string): Set<string> {
+  const words = new Set<string>();
+  for (const line of dict.split('\n')) {
+    const head = line.split(/\s/, 1)[0];
+    if (head) words.add(head.replace(/\(\d+\)$/, '').toLowerCase());
+  }
+  return words;
+}
+
+export interface GrammarSet {
+  /** Each accepted question as its word list, in the order given, without duplicates. */
+  questions: string[][];
+  /** Questions left out, with the words the dictionary lacks. */
+  rejected: { question: string; missing: string[] }[];
+  full: string;
+  prefix: string;
+}
+
+function jsgf(name: string, alternatives: string[]): string {
+  return `#JSGF V1.0;\ngrammar ${name};\npublic <${name}> = ${alternatives.join(' | ')};\n`;
+}
+
+/** "a b c" becomes "a [ b [ c ] ]": every non-empty prefix of the question. */
+function prefixes(words: string[]): string {
+  const [head, ...rest] = words;
+  if (head === undefined) return '';
+  return rest.length === 0 ? head : `${head} [ ${prefixes(rest)} ]`;
+}
+
+/** Null when no question survives: then there is nothing for the grammar pass to do. */
+export function buildGrammars(questions: string[], known: Set<string>): GrammarSet | null {
+  const seen = new Set<string>();
+  const accepted: string[][] = [];
+  const rejected: GrammarSet['rejected'] = [];
+  for (const question of questions) {
+    const words = toWords(question);
+    const key = words.join(' ');
+    if (words.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    const missing = words.filter((w) => !known.has(w));
+    if (missing.length > 0) rejected.push({ question, missing });
+    else accepted.push(words);
+  }
+  if (accepted.length === 0) return null;
+  return {
+    questions: accepted,
+    rejected,
+    full: jsgf('question', accepted.map((w) => w.join(' '))),
+    prefix: jsgf('prefix', accepted.map(prefixes)),
+  };
+}
+
+const QUESTION_START = /^(what|where|when|who|whom|whose|why|how|which|is|are|am|was|were|can|could|do|does|did|will|would|shall|should|may|might|have|has|had)\b/;
+
+/**
+ * The text the real service would display: first letter capitalised and an end mark,
+ * "?" for a question, "." otherwise. The words themselves stay exactly as recognised.
+ */
+export function displayText(lexical: string): string {
+  const text = lexical.trim();
+  if (text === '') return '';
+  const mark = QUESTION_START.test(text) ? '?' : '.';
+  return text.charAt(0).toUpperCase() + text.slice(1) + mark;
+}

@@ -1,0 +1,158 @@
+/**
+ * One turn: the audio that follows a wave header, up to the empty audio message that ends
+ * it. Answers as the real service does:
+ *
+ *   turn.start, then per utterance speech.startDetected, speech.hypothesis (partials),
+ *   speech.endDetected, speech.hypothesis (final words), speech.phrase; at the end of the
+ *   audio an EndOfDictation phrase (continuous modes) and turn.end.
+ *
+ * Interactive turns (recognizeOnce) end after their first phrase or initial silence.
+ */
+import { recordEvent } from '../events.ts';
+import { createLogger } from '../log.ts';
+import { Endpointer, type EndpointerEvent } from './endpointer.ts';
+import { hypothesis, phrase, speechDetected, ticks, turnStart, type RecognitionStatus } from './messages.ts';
+import type { DecodeResult, Recognizer } from './recognizer.ts';
+import { isEnglish, type ConnectionSettings } from './settings.ts';
+
+const log = createLogger('speech');
+
+const SAMPLES_PER_MS = 16;
+const PARTIAL_EVERY_SAMPLES = 16_000; // one partial decode per second of speech at most
+
+export interface TurnContext {
+  connectionId: string;
+  requestId: string;
+  settings: ConnectionSettings;
+  recognizer: Recognizer;
+  maxUtteranceMs: number;
+  /** Aborts with the connection: decodes stop and pocketsphinx is killed. */
+  signal: AbortSignal;
+  /** Runs a task on the connection's reply chain, which keeps replies in order. */
+  enqueue(task: () => void | Promise<void>): void;
+  send(requestId: string, path: string, body: object): void;
+}
+
+export class Turn {
+  private readonly endpointer: Endpointer;
+  private frames = 0;
+  private bytes = 0;
+  private utterance = 0;
+  private inUtterance = false;
+  private utteranceStart = 0;
+  private partialAt = 0;
+  private partialQueued = false;
+  private heardSpeech = false;
+  /** Interactive turns end after one phrase; later audio of that turn is ignored. */
+  private done = false;
+
+  constructor(private readonly ctx: TurnContext) {
+    this.endpointer = new Endpointer({ segmentationSilenceMs: ctx.settings.segmentationSilenceMs, maxUtteranceMs: ctx.maxUtteranceMs });
+    this.reply('turn.start', turnStart());
+  }
+
+  get requestId(): string {
+    return this.ctx.requestId;
+  }
+
+  push(pcm: Buffer): void {
+    this.frames++;
+    this.bytes += pcm.length;
+    if (this.done) return;
+    for (const event of this.endpointer.push(pcm)) {
+      this.onEndpoint(event);
+      if (this.done) return;
+    }
+    this.maybePartial();
+    this.checkInitialSilence();
+  }
+
+  /** The audio ended: an empty audio message (counted as a frame), or a new turn began. */
+  end(emptyFrame: boolean): void {
+    if (emptyFrame) this.frames++;
+    if (!this.done) {
+      for (const event of this.endpointer.flush()) this.onEndpoint(event);
+      if (this.ctx.settings.mode !== 'interactive') {
+        this.reply('speech.phrase', phrase({ status: 'EndOfDictation', offset: ticks(this.endpointer.samplesSeen), duration: 0 }));
+      }
+      this.reply('turn.end', {});
+    }
+    // Audio is summarised per turn, never recorded frame by frame.
+    recordEvent('speech', 'in', { path: 'audio', requestId: this.requestId, connectionId: this.ctx.connectionId, frames: this.frames, bytes: this.bytes });
+  }
+
+  private onEndpoint(event: EndpointerEvent): void {
+    if (event.type === 'start') {
+      this.utterance++;
+      this.inUtterance = true;
+      this.utteranceStart = event.startSample;
+      this.heardSpeech = true;
+      this.partialAt = 0;
+      this.reply('speech.startDetected', speechDetected(ticks(event.startSample)));
+      return;
+    }
+    this.inUtterance = false;
+    const offset = ticks(event.startSample);
+    const duration = ticks(event.endSample - event.startSample);
+    this.reply('speech.endDetected', speechDetected(ticks(event.endSample)));
+    this.ctx.enqueue(async () => {
+      const result = await this.recognize(event.audio);
+      if (result.text) this.ctx.send(this.requestId, 'speech.hypothesis', hypothesis(result.text, offset, duration));
+      const status: RecognitionStatus = result.text ? 'Success' : 'NoMatch';
+      const confidence = result.source === 'grammar' ? 0.9 : 0.5;
+      this.ctx.send(this.requestId, 'speech.phrase', phrase({ status, offset, duration, lexical: result.text, detailed: this.ctx.settings.detailed, confidence }));
+      log.info('utterance recognized', { connectionId: this.ctx.connectionId, text: result.text, source: result.source, reason: event.reason });
+    });
+    if (this.ctx.settings.mode === 'interactive') this.finishInteractive();
+  }
+
+  private finishInteractive(): void {
+    this.done = true;
+    this.reply('turn.end', {});
+  }
+
+  private checkInitialSilence(): void {
+    const limit = this.ctx.settings.initialSilenceMs;
+    if (limit === null || this.heardSpeech || this.endpointer.inSpeech) return;
+    const heard = this.endpointer.samplesSeen;
+    if (heard < limit * SAMPLES_PER_MS) return;
+    this.heardSpeech = true; // reported once per turn
+    this.reply('speech.phrase', phrase({ status: 'InitialSilenceTimeout', offset: 0, duration: ticks(heard) }));
+    if (this.ctx.settings.mode === 'interactive') this.finishInteractive();
+  }
+
+  /** Partial words while the speaker talks: prefix grammar, skipped when pocketsphinx is busy. */
+  private maybePartial(): void {
+    const ep = this.endpointer;
+    if (!this.inUtterance || this.partialQueued || this.ctx.recognizer.busy || !isEnglish(this.ctx.settings.language)) return;
+    if (ep.speechSamples - this.partialAt < PARTIAL_EVERY_SAMPLES) return;
+    this.partialAt = ep.speechSamples;
+    this.partialQueued = true;
+    const utterance = this.utterance;
+    const audio = ep.currentAudio();
+    const offset = ticks(this.utteranceStart);
+    const duration = ticks(ep.speechSamples);
+    this.ctx.enqueue(async () => {
+      this.partialQueued = false;
+      if (this.utterance !== utterance || !this.inUtterance) return; // its phrase is already on the way
+      const result = await this.ctx.recognizer.decode(audio, 'partial', this.ctx.signal);
+      if (result.text) this.ctx.send(this.requestId, 'speech.hypothesis', hypothesis(result.text, offset, duration));
+    });
+  }
+
+  /** A failed decode costs one utterance (NoMatch), not the connection. */
+  private async recognize(audio: Int16Array): Promise<DecodeResult> {
+    if (!isEnglish(this.ctx.settings.language)) return { text: '', source: 'none' };
+    try {
+      return await this.ctx.recognizer.decode(audio, 'final', this.ctx.signal);
+    } catch (err) {
+      if (this.ctx.signal.aborted) throw err;
+      log.error('decode failed', { connectionId: this.ctx.connectionId, error: err instanceof Error ? err.message : String(err) });
+      return { text: '', source: 'none' };
+    }
+  }
+
+  private reply(path: string, body: object): void {
+    this.ctx.enqueue(() => this.ctx.send(this.requestId, path, body));
+  }
+}
