@@ -1,0 +1,170 @@
+/**
+ * Speech recognition through the Speech SDK, fed from the capture pipeline's 16 kHz 16-bit
+ * mono PCM (spec sections 7 and 9). The SDK (~1 MB) is imported lazily, only when voice
+ * is used or prefetched while the session connects, never on the pre-session path.
+ *
+ * Locally the stand-in speaks the SDK's protocol (SpeechConfig.fromHost); elsewhere the
+ * account's key and region are used (fromSubscription). Keys are never logged.
+ */
+import type * as SpeechSdk from 'microsoft-cognitiveservices-speech-sdk';
+import { recognitionLocaleFor } from '../features/voice/locales.ts';
+import { createLogger } from './logger.ts';
+
+const log = createLogger('speech');
+
+export type SpeechSdkModule = typeof SpeechSdk;
+export type SpeechSdkLoader = () => Promise<SpeechSdkModule>;
+
+export const loadSpeechSdk: SpeechSdkLoader = () => import('microsoft-cognitiveservices-speech-sdk');
+
+/** Missing or unusable speech settings: the caller shows the 'asr配置失败' alert. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface RecognizerConfig {
+  /** The interface language (zh, cht, en, jp, kor); mapped with locales.ts. */
+  lang: string;
+  /** Speech host for fromHost (the local stand-in); null → fromSubscription(key, region). */
+  host: string | null;
+  key: string | null | undefined;
+  region: string | null | undefined;
+  /** Speech_SegmentationSilenceTimeoutMs: 1000 at call start, 500 after a language change. */
+  segmentationSilenceMs: number;
+}
+
+export type CancelReason = 'error' | 'endOfStream';
+
+export interface RecognizerEventMap {
+  recognizing: (text: string) => void;
+  recognized: (text: string) => void;
+  canceled: (reason: CancelReason, errorDetails: string) => void;
+  sessionStopped: () => void;
+}
+
+export interface Recognizer {
+  readonly locale: string;
+  on<K extends keyof RecognizerEventMap>(type: K, listener: RecognizerEventMap[K]): () => void;
+  /** Starts continuous recognition; subscribe first. */
+  start(): Promise<void>;
+  /** One PCM chunk (16 kHz, 16-bit, mono). Ignored after stop(). */
+  write(pcm16: Int16Array): void;
+  /**
+   * Ends recognition, closes the recognizer and the stream. With drainMs, the end of
+   * the audio is signalled first and up to drainMs is given for the last result (release
+   * of hold-to-talk); without it, recognition stops at once (hang-up).
+   */
+  stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+function required(value: string | null | undefined, what: string): string {
+  const trimmed = typeof value === 'string' ? value.trim() : '';
+  if (!trimmed) throw new ConfigError(`speech ${what} is missing`);
+  return trimmed;
+}
+
+function speechConfigFor(sdk: SpeechSdkModule, config: RecognizerConfig): SpeechSdk.SpeechConfig {
+  // The spec requires both from the account's AsrList, whichever service is used.
+  const key = required(config.key, 'key');
+  const region = required(config.region, 'region');
+  if (config.host === null) return sdk.SpeechConfig.fromSubscription(key, region);
+  let host: URL;
+  try {
+    host = new URL(config.host);
+  } catch {
+    throw new ConfigError(`speech host is not a URL: ${config.host}`);
+  }
+  return sdk.SpeechConfig.fromHost(host, key);
+}
+
+/** Promisifies the SDK's callback pairs. */
+function call(run: (done: () => void, fail: (e: string) => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => run(resolve, (e) => reject(new Error(e))));
+}
+
+export async function createRecognizer(
+  config: RecognizerConfig,
+  loadSdk: SpeechSdkLoader = loadSpeechSdk,
+): Promise<Recognizer> {
+  if (!Number.isFinite(config.segmentationSilenceMs) || config.segmentationSilenceMs <= 0) {
+    throw new RangeError(`invalid segmentation silence ${config.segmentationSilenceMs}`);
+  }
+  const sdk = await loadSdk();
+  const speechConfig = speechConfigFor(sdk, config);
+  const locale = recognitionLocaleFor(config.lang);
+  speechConfig.speechRecognitionLanguage = locale;
+  speechConfig.setProperty(
+    sdk.PropertyId.Speech_SegmentationSilenceTimeoutMs,
+    String(Math.round(config.segmentationSilenceMs)),
+  );
+  const stream = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16_000, 16, 1));
+  const recognizer = new sdk.SpeechRecognizer(speechConfig, sdk.AudioConfig.fromStreamInput(stream));
+
+  const listeners: { [K in keyof RecognizerEventMap]: Set<RecognizerEventMap[K]> } = {
+    recognizing: new Set(),
+    recognized: new Set(),
+    canceled: new Set(),
+    sessionStopped: new Set(),
+  };
+  let stopping: Promise<void> | null = null;
+  let onSessionStopped: () => void = () => {};
+
+  recognizer.recognizing = (_sender, event) => {
+    const text = event.result.text ?? '';
+    if (text) listeners.recognizing.forEach((l) => l(text));
+  };
+  recognizer.recognized = (_sender, event) => {
+    const text = (event.result.text ?? '').trim();
+    if (event.result.reason === sdk.ResultReason.RecognizedSpeech && text) {
+      listeners.recognized.forEach((l) => l(text));
+    } else {
+      log.debug('segment without text', { reason: event.result.reason });
+    }
+  };
+  recognizer.canceled = (_sender, event) => {
+    const reason: CancelReason = event.reason === sdk.CancellationReason.EndOfStream ? 'endOfStream' : 'error';
+    const details = event.errorDetails ?? '';
+    if (reason === 'error') log.warn('recognition canceled', { code: event.errorCode, details });
+    listeners.canceled.forEach((l) => l(reason, details));
+  };
+  recognizer.sessionStopped = () => {
+    onSessionStopped();
+    listeners.sessionStopped.forEach((l) => l());
+  };
+
+  const stop = async (drainMs: number): Promise<void> => {
+    const stopped = new Promise<void>((resolve) => (onSessionStopped = resolve));
+    stream.close();
+    if (drainMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stopped, new Promise<void>((r) => (timer = setTimeout(r, drainMs)))]);
+      clearTimeout(timer);
+    }
+    await call((done, fail) => recognizer.stopContinuousRecognitionAsync(done, fail)).catch((err: unknown) =>
+      log.warn('stopping recognition failed', String(err)),
+    );
+    await call((done, fail) => recognizer.close(done, fail)).catch((err: unknown) =>
+      log.warn('closing the recognizer failed', String(err)),
+    );
+  };
+
+  return {
+    locale,
+    on(type, listener) {
+      const set = listeners[type] as Set<typeof listener>;
+      set.add(listener);
+      return () => set.delete(listener);
+    },
+    start: () => call((done, fail) => recognizer.startContinuousRecognitionAsync(done, fail)),
+    write(pcm16) {
+      if (stopping || pcm16.length === 0) return;
+      const whole = pcm16.byteOffset === 0 && pcm16.byteLength === pcm16.buffer.byteLength;
+      const bytes = whole ? pcm16.buffer : pcm16.buffer.slice(pcm16.byteOffset, pcm16.byteOffset + pcm16.byteLength);
+      stream.write(bytes as ArrayBuffer);
+    },
+    stop(options) {
+      stopping ??= stop(Math.max(0, options?.drainMs ?? 0));
+      return stopping;
+    },
+  };
+}

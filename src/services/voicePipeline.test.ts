@@ -1,0 +1,284 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { VadEvent, WorkletControl } from '../workers/protocol.ts';
+import type { VadClient } from '../workers/vad.client.ts';
+import { MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline, type VoicePipelineDeps } from './voicePipeline.ts';
+
+/** Every browser object the pipeline may create, so a test can check each was released. */
+function fakeBrowser(options: { micError?: string; vadError?: string; resume?: 'never'; vadReady?: Promise<void> } = {}) {
+  const live = { contexts: new Set<object>(), tracks: new Set<object>(), vads: new Set<object>(), nodes: new Set<object>() };
+  const made = { contexts: 0, vadCreated: 0, sources: [] as { connected: unknown[]; disconnected: number }[] };
+  const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
+  const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; emit(e: VadEvent): void })[] = [];
+  let track!: EventTarget & { enabled: boolean; stop(): void };
+
+  const makeVad = (ready: Promise<void>) => {
+    let channel = new MessageChannel();
+    const listeners = new Map<string, Set<(e: VadEvent) => void>>();
+    const vad = {
+      ready,
+      get port() {
+        return channel.port1;
+      },
+      renewPort() {
+        channel = new MessageChannel();
+        return channel.port1;
+      },
+      on(type: string, l: (e: VadEvent) => void) {
+        const set = listeners.get(type) ?? new Set();
+        listeners.set(type, set.add(l));
+        return () => set.delete(l);
+      },
+      paused: [] as boolean[],
+      thresholds: [] as unknown[],
+      resets: 0,
+      setPaused: async (p: boolean) => void vad.paused.push(p),
+      setThresholds: async (t: unknown) => void vad.thresholds.push(t),
+      reset: async () => void vad.resets++,
+      dispose: async () => {
+        live.vads.delete(vad);
+        channel.port1.close();
+      },
+      emit: (e: VadEvent) => listeners.get(e.type)?.forEach((l) => l(e)),
+    };
+    live.vads.add(vad);
+    vads.push(vad as unknown as (typeof vads)[number]);
+    return vad as unknown as VadClient;
+  };
+
+  const deps: VoicePipelineDeps = {
+    getUserMedia: vi.fn(async () => {
+      if (options.micError) throw new DOMException('no', options.micError);
+      track = Object.assign(new EventTarget(), { enabled: true, stop: () => live.tracks.delete(track) });
+      live.tracks.add(track);
+      return { getTracks: () => [track], getAudioTracks: () => [track] } as unknown as MediaStream;
+    }),
+    createAudioContext: () => {
+      made.contexts++;
+      const context = {
+        state: 'suspended',
+        sampleRate: 48000,
+        audioWorklet: { addModule: vi.fn(async () => {}) },
+        resume: () => (options.resume === 'never' ? new Promise(() => {}) : ((context.state = 'running'), Promise.resolve())),
+        close: async () => void ((context.state = 'closed'), live.contexts.delete(context)),
+        createMediaStreamSource: () => {
+          const source = {
+            connected: [] as unknown[],
+            disconnected: 0,
+            connect: (n: unknown) => source.connected.push(n),
+            disconnect: () => source.disconnected++,
+          };
+          made.sources.push(source);
+          return source;
+        },
+      };
+      live.contexts.add(context);
+      return context as unknown as AudioContext;
+    },
+    createWorkletNode: (_context, name, nodeOptions) => {
+      const channel = new MessageChannel();
+      const worklet = { control: [] as WorkletControl[], side: channel.port2, options: nodeOptions, name };
+      channel.port2.onmessage = (e: MessageEvent<WorkletControl>) => {
+        worklet.control.push(e.data);
+        if (e.data.type === 'stop') live.nodes.delete(worklet);
+      };
+      live.nodes.add(worklet);
+      worklets.push(worklet);
+      return { port: channel.port1 } as unknown as AudioWorkletNode;
+    },
+    createVad: vi.fn(() => {
+      made.vadCreated++;
+      const ready = options.vadError ? Promise.reject(new Error(options.vadError)) : (options.vadReady ?? Promise.resolve());
+      ready.catch(() => {});
+      return makeVad(ready);
+    }),
+    workletUrl: '/assets/capture.worklet-abc.js',
+  };
+  return { deps, live, made, worklets, vads, track: () => track };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 10));
+const allReleased = (live: ReturnType<typeof fakeBrowser>['live']) =>
+  Object.fromEntries(Object.entries(live).map(([k, v]) => [k, v.size]));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('startVoicePipeline', () => {
+  it('asks for the spec microphone, loads the worklet and hands it the VAD and recognizer ports', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({}, b.deps);
+    expect(b.deps.getUserMedia).toHaveBeenCalledWith(MIC_CONSTRAINTS);
+    expect(MIC_CONSTRAINTS.audio).toMatchObject({ channelCount: 1, noiseSuppression: true, echoCancellation: true, autoGainControl: true });
+    expect(pipeline.sampleRate).toBe(48000);
+    await settle();
+    const [worklet] = b.worklets;
+    expect(worklet?.name).toBe('capture-processor');
+    expect(worklet?.options).toMatchObject({ numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit', processorOptions: { frameSamples: 1536, targetSampleRate: 16000 } });
+    const ports = worklet?.control[0];
+    expect(ports?.type).toBe('ports');
+    expect(ports?.type === 'ports' && typeof ports.vad.postMessage).toBe('function');
+    expect(ports?.type === 'ports' && typeof ports.asr.postMessage).toBe('function');
+    expect(b.made.sources[0]?.connected).toHaveLength(1);
+    await pipeline.stop();
+  });
+
+  it('wires capture before the model is ready, so speech at the start of a call waits in the port', async () => {
+    let modelLoaded!: () => void;
+    const b = fakeBrowser({ vadReady: new Promise((r) => (modelLoaded = r)) });
+    let started = false;
+    const pending = startVoicePipeline({}, b.deps).then((p) => ((started = true), p));
+    await settle();
+    expect(b.worklets[0]?.control.map((c) => c.type)).toEqual(['ports']);
+    expect(started).toBe(false);
+    modelLoaded();
+    const pipeline = await pending;
+    await pipeline.stop();
+  });
+
+  it('passes VAD events and recognizer PCM to the callbacks', async () => {
+    const b = fakeBrowser();
+    const seen: unknown[] = [];
+    const pipeline = await startVoicePipeline(
+      {
+        onSpeechStart: (e) => seen.push(['start', e.frame]),
+        onSpeechEnd: (e) => seen.push(['end', e.endFrame]),
+        onMisfire: () => seen.push(['misfire']),
+        onPcm16: (pcm) => seen.push(['pcm', Array.from(pcm)]),
+        onError: (e) => seen.push(['error', e.kind]),
+      },
+      b.deps,
+    );
+    await settle();
+    const vad = b.vads[0]!;
+    vad.emit({ type: 'speechStart', frame: 10 });
+    vad.emit({ type: 'speechEnd', frame: 0, audio: new Float32Array(1), startFrame: 10, endFrame: 30, speechFrames: 9, audioStartFrame: 0 } as VadEvent);
+    vad.emit({ type: 'misfire', startFrame: 40, endFrame: 48, speechFrames: 1 });
+    vad.emit({ type: 'error', message: 'inference failed' });
+    const ports = b.worklets[0]?.control[0];
+    if (ports?.type !== 'ports') throw new Error('no ports message');
+    ports.asr.postMessage(Int16Array.from([1, 2, 3]));
+    ports.asr.postMessage('garbage');
+    await settle();
+    expect(seen).toEqual([['start', 10], ['end', 30], ['misfire'], ['error', 'failed'], ['pcm', [1, 2, 3]]]);
+    await pipeline.stop();
+  });
+
+  it('mutes: the worklet pauses, the track is disabled and the VAD drops its segment', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({}, b.deps);
+    await pipeline.mute(true);
+    expect(b.track().enabled).toBe(false);
+    await pipeline.mute(false);
+    await pipeline.setThresholds({ positiveSpeechThreshold: 0.97 });
+    await settle();
+    expect(b.worklets[0]?.control.map((c) => c.type)).toEqual(['ports', 'pause', 'resume']);
+    expect(b.vads[0]?.paused).toEqual([true, false]);
+    expect(b.vads[0]?.thresholds).toEqual([{ positiveSpeechThreshold: 0.97 }]);
+    await pipeline.stop();
+    await pipeline.mute(true); // after stop: a no-op, not a throw
+  });
+
+  it.each([
+    ['NotAllowedError', 'denied'],
+    ['NotFoundError', 'unavailable'],
+    ['NotReadableError', 'failed'],
+    ['OverconstrainedError', 'failed'],
+  ])('maps a %s from getUserMedia to %s and releases what was started', async (name, kind) => {
+    const b = fakeBrowser({ micError: name });
+    const error = await startVoicePipeline({}, b.deps).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VoicePipelineError);
+    expect((error as VoicePipelineError).kind).toBe(kind);
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('fails with "failed" when the VAD cannot start, and stops the microphone', async () => {
+    const b = fakeBrowser({ vadError: 'model 404' });
+    await expect(startVoicePipeline({}, b.deps)).rejects.toMatchObject({ kind: 'failed', message: expect.stringContaining('model 404') });
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('gives up when the AudioContext never starts (no user gesture)', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser({ resume: 'never' });
+    const pending = startVoicePipeline({}, b.deps).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(3000);
+    const error = await pending;
+    expect(error).toMatchObject({ kind: 'failed', message: expect.stringContaining('suspended') });
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('rejects with the abort reason and releases everything when aborted while starting', async () => {
+    const b = fakeBrowser();
+    const abort = new AbortController();
+    const pending = startVoicePipeline({ signal: abort.signal }, b.deps);
+    abort.abort(new Error('call cancelled'));
+    await expect(pending).rejects.toThrow('call cancelled');
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('reports a microphone that goes away as "unavailable"', async () => {
+    const b = fakeBrowser();
+    const onError = vi.fn();
+    const pipeline = await startVoicePipeline({ onError }, b.deps);
+    b.track().dispatchEvent(new Event('ended'));
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ kind: 'unavailable' }));
+    await pipeline.stop();
+  });
+
+  it('releases everything on stop, over 10 start/stop cycles', async () => {
+    const b = fakeBrowser();
+    for (let i = 0; i < 10; i++) {
+      const pipeline = await startVoicePipeline({ onSpeechStart: () => {} }, b.deps);
+      expect(allReleased(b.live)).toEqual({ contexts: 1, tracks: 1, vads: 1, nodes: 1 });
+      await Promise.all([pipeline.stop(), pipeline.stop()]);
+      await settle();
+      expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+    }
+    expect(b.made.sources.every((s) => s.disconnected === 1)).toBe(true);
+    expect(b.made.contexts).toBe(10);
+  });
+
+  it('keeps the VAD warm when asked and reuses it, restoring its thresholds', async () => {
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    await first.setThresholds({ positiveSpeechThreshold: 0.98 });
+    const warm = await first.stop({ keepWarm: true });
+    expect(allReleased(b.live)).toMatchObject({ contexts: 0, tracks: 0, vads: 1 });
+    const second = await startVoicePipeline({ warm }, b.deps);
+    expect(b.made.vadCreated).toBe(1);
+    const vad = b.vads[0]!;
+    expect(vad.resets).toBe(1);
+    expect(vad.paused).toEqual([true, false]);
+    expect(vad.thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9, negativeSpeechThreshold: 0.65 });
+    await second.stop();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+});
+
+describe('prefetchVoice', () => {
+  it('loads the Speech SDK and fetches the pipeline files without touching audio, never rejecting', async () => {
+    const { prefetchVoice } = await import('./voicePipeline.ts');
+    const fetched: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (fetched.push(url), { ok: !url.endsWith('.onnx'), status: 404, arrayBuffer: async () => new ArrayBuffer(0) })),
+    );
+    const audioContext = vi.fn();
+    vi.stubGlobal('AudioContext', audioContext);
+    try {
+      await expect(prefetchVoice()).resolves.toBeUndefined();
+      expect(fetched).toHaveLength(4);
+      // The model failed, so the next call tries again; once all succeed it is not repeated.
+      vi.stubGlobal('fetch', vi.fn(async (url: string) => (fetched.push(url), { ok: true, arrayBuffer: async () => new ArrayBuffer(0) })));
+      await prefetchVoice();
+      await prefetchVoice();
+      expect(fetched).toHaveLength(8);
+      expect(audioContext).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  }, 20_000);
+});

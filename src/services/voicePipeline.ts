@@ -1,0 +1,283 @@
+/**
+ * The microphone side of voice input: getUserMedia → AudioContext → capture worklet, with
+ * frames going worklet → VAD worker over one MessageChannel and 16-bit PCM going worklet →
+ * main (for the recognizer) over another. The main thread sees VAD events and PCM only.
+ *
+ * start and stop own every object they create; stop() releases all of it (tracks, nodes,
+ * ports, AudioContext, worker), so calls can be started and ended any number of times.
+ */
+import { CAPTURE_WORKLET_URL, startCapture, type CreateWorkletNode } from '../workers/capture.client.ts';
+import { prefetchVoiceAssets } from '../workers/prefetch.ts';
+import { TARGET_SAMPLE_RATE, type VadThresholds } from '../workers/protocol.ts';
+import { createVad, type CreateVadOptions, type VadClient } from '../workers/vad.client.ts';
+import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type FrameEvent } from '../workers/vad/frameProcessor.ts';
+import { createLogger } from './logger.ts';
+import { loadSpeechSdk } from './speechRecognizer.ts';
+
+const log = createLogger('voice');
+
+export type MicErrorKind = 'denied' | 'unavailable' | 'failed';
+
+export class VoicePipelineError extends Error {
+  override readonly name = 'VoicePipelineError';
+  constructor(
+    readonly kind: MicErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export type SpeechEndEvent = Extract<FrameEvent, { type: 'speechEnd' }>;
+export type MisfireEvent = Extract<FrameEvent, { type: 'misfire' }>;
+
+export interface VoicePipelineOptions {
+  onSpeechStart?(event: { frame: number }): void;
+  onSpeechEnd?(event: SpeechEndEvent): void;
+  onMisfire?(event: MisfireEvent): void;
+  /** 96 ms of 16 kHz mono 16-bit PCM, for the recognizer's push stream. */
+  onPcm16?(pcm: Int16Array): void;
+  onStats?(stats: { frames: number; dropped: number; inferMsMedian: number; inferMsP95: number }): void;
+  /** The microphone went away ('unavailable') or voice detection broke ('failed'). */
+  onError?(error: VoicePipelineError): void;
+  vadOptions?: Omit<CreateVadOptions, 'signal'>;
+  /** A VAD kept from an earlier call's stop({ keepWarm: true }); it is taken over. */
+  warm?: WarmVoice;
+  /** Aborting while starting releases whatever was created and rejects. */
+  signal?: AbortSignal;
+}
+
+/** A VAD worker with its model loaded, kept between calls. */
+export interface WarmVoice {
+  readonly vad: VadClient;
+  dispose(): Promise<void>;
+}
+
+export interface VoicePipeline {
+  /** The AudioContext's rate (what the worklet resamples from). */
+  readonly sampleRate: number;
+  mute(muted: boolean): Promise<void>;
+  /** E.g. a higher positive threshold while the avatar speaks (anti-barge-in). */
+  setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;
+  /** Releases everything; with keepWarm the VAD worker survives and is returned. */
+  stop(): Promise<void>;
+  stop(options: { keepWarm: true }): Promise<WarmVoice>;
+  stop(options?: { keepWarm?: boolean }): Promise<WarmVoice | void>;
+}
+
+/** The browser, injectable so the wiring is tested without one. */
+export interface VoicePipelineDeps {
+  getUserMedia(constraints: MediaStreamConstraints): Promise<MediaStream>;
+  createAudioContext(): AudioContext;
+  createWorkletNode: CreateWorkletNode;
+  createVad(options: CreateVadOptions): VadClient;
+  workletUrl: string;
+}
+
+export const browserVoiceDeps: VoicePipelineDeps = {
+  getUserMedia: (constraints) => {
+    if (!navigator.mediaDevices?.getUserMedia) {
+      // Insecure context or a browser without capture: there is no microphone to ask for.
+      return Promise.reject(new DOMException('navigator.mediaDevices is not available', 'NotFoundError'));
+    }
+    return navigator.mediaDevices.getUserMedia(constraints);
+  },
+  createAudioContext: () => new AudioContext({ latencyHint: 'interactive' }),
+  createWorkletNode: (context, name, options) => new AudioWorkletNode(context, name, options),
+  createVad,
+  workletUrl: CAPTURE_WORKLET_URL,
+};
+
+/** Spec section 9: 16 kHz, noise suppression, echo cancellation, auto gain. */
+export const MIC_CONSTRAINTS: MediaStreamConstraints = {
+  audio: {
+    channelCount: 1,
+    sampleRate: { ideal: TARGET_SAMPLE_RATE },
+    noiseSuppression: true,
+    echoCancellation: true,
+    autoGainControl: true,
+  },
+};
+
+export function micErrorKind(err: unknown): MicErrorKind {
+  const name = (err as { name?: unknown } | null)?.name;
+  if (name === 'NotAllowedError') return 'denied';
+  if (name === 'NotFoundError') return 'unavailable';
+  return 'failed';
+}
+
+const toError = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** How long a suspended AudioContext may take to start before the call is given up. */
+const RESUME_TIMEOUT_MS = 3000;
+
+/**
+ * Starts capture and detection. Call it from the user's gesture (or the saga it
+ * dispatches at once): the AudioContext is created and resumed, and the microphone
+ * requested, before the first await.
+ */
+export async function startVoicePipeline(
+  options: VoicePipelineOptions,
+  deps: VoicePipelineDeps = browserVoiceDeps,
+): Promise<VoicePipeline> {
+  options.signal?.throwIfAborted();
+  // Aborted by the caller or by our own failure, so a model still loading stops at once.
+  const abort = new AbortController();
+  const onAbort = () => abort.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const context = deps.createAudioContext();
+  const cleanup: (() => void | Promise<void>)[] = [() => context.close().catch(() => {})];
+  const release = async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  };
+  const resumed = resumeContext(context);
+  const mic = deps.getUserMedia(MIC_CONSTRAINTS).then(
+    (stream) => (cleanup.push(() => stream.getTracks().forEach((track) => track.stop())), stream),
+    (err: unknown) => {
+      throw new VoicePipelineError(micErrorKind(err), `microphone: ${toError(err)}`, { cause: err });
+    },
+  );
+  const vad = options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal });
+  const pending = [resumed, mic, context.audioWorklet.addModule(deps.workletUrl), vad.ready] as const;
+  try {
+    // Capture is wired as soon as the microphone and the worklet are there, even if the
+    // model is still loading: frames wait in the VAD's port, so the visitor can start
+    // talking the moment the call starts.
+    const [, stream] = await Promise.all([resumed, mic, pending[2]]);
+    abort.signal.throwIfAborted();
+    if (options.warm) await restoreWarm(vad, options.vadOptions);
+    const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
+    await vad.ready;
+    abort.signal.throwIfAborted();
+    return pipeline;
+  } catch (err) {
+    abort.abort(err);
+    // Wait for every branch, so nothing created after the failure escapes the cleanup.
+    await Promise.allSettled(pending);
+    await release();
+    await vad.dispose();
+    if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
+    throw new VoicePipelineError('failed', `voice pipeline: ${toError(err)}`, { cause: err });
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * resume() stays pending forever when the browser wants a user gesture first: a bounded
+ * wait turns that into an error instead of a call that never starts.
+ */
+async function resumeContext(context: AudioContext): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESUME_TIMEOUT_MS)));
+  await Promise.race([context.resume(), timeout]).finally(() => clearTimeout(timer));
+  if (context.state !== 'running') throw new Error(`audio context is ${context.state} (no user gesture?)`);
+}
+
+/** A warm VAD may carry raised thresholds or an open segment from the last call. */
+async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined): Promise<void> {
+  const { positiveSpeechThreshold, negativeSpeechThreshold } = DEFAULT_FRAME_PROCESSOR_OPTIONS;
+  await vad.reset();
+  await vad.setPaused(false);
+  await vad.setThresholds({ positiveSpeechThreshold, negativeSpeechThreshold, ...vadOptions?.thresholds });
+  // The last call's worklet took the old port with it.
+  vad.renewPort();
+}
+
+interface WireArgs {
+  options: VoicePipelineOptions;
+  deps: VoicePipelineDeps;
+  context: AudioContext;
+  stream: MediaStream;
+  vad: VadClient;
+  /** Undo steps, run in reverse by `release` (which a failed start also runs). */
+  cleanup: (() => void | Promise<void>)[];
+  release: () => Promise<void>;
+}
+
+function wire({ options, deps, context, stream, vad, cleanup, release }: WireArgs): VoicePipeline {
+  const fail = (kind: MicErrorKind, message: string) => {
+    log.warn(message);
+    options.onError?.(new VoicePipelineError(kind, message));
+  };
+  const unsubscribe = [
+    vad.on('speechStart', (e) => options.onSpeechStart?.(e)),
+    vad.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
+    vad.on('misfire', (e) => options.onMisfire?.(e)),
+    vad.on('stats', (e) => options.onStats?.(e)),
+    vad.on('error', (e) => fail('failed', `voice detection: ${e.message}`)),
+  ];
+  cleanup.push(() => unsubscribe.forEach((off) => off()));
+
+  const capture = startCapture({
+    context,
+    stream,
+    vadPort: vad.port,
+    createNode: deps.createWorkletNode,
+    ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
+    onReport: (report) => {
+      if (report?.type === 'error') log.warn(`capture worklet: ${report.message}`);
+      else if (report?.type === 'started') log.info(`capture started at ${report.sampleRate} Hz`);
+    },
+  });
+  cleanup.push(() => capture.stop());
+
+  const [track] = stream.getAudioTracks();
+  const onEnded = () => fail('unavailable', 'the microphone track ended');
+  track?.addEventListener('ended', onEnded);
+  cleanup.push(() => track?.removeEventListener('ended', onEnded));
+
+  let stopped: Promise<WarmVoice | void> | null = null;
+  const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
+    stopped ??= (async () => {
+      await release();
+      if (!stopOptions?.keepWarm) return vad.dispose();
+      // Nothing reaches it until the next call renews its frame port.
+      await vad.setPaused(true).catch(() => {});
+      return { vad, dispose: () => vad.dispose() };
+    })();
+    return stopped;
+  };
+
+  return {
+    sampleRate: context.sampleRate,
+    async mute(muted) {
+      if (stopped) return;
+      // The worklet stops posting and the VAD drops its segment; disabling the track also
+      // tells the browser (and its recording indicator) that the microphone is not in use.
+      capture.setPaused(muted);
+      if (track) track.enabled = !muted;
+      await vad.setPaused(muted);
+    },
+    setThresholds: async (thresholds) => {
+      if (!stopped) await vad.setThresholds(thresholds);
+    },
+    stop: stop as VoicePipeline['stop'],
+  };
+}
+
+let prefetching: Promise<void> | null = null;
+
+/**
+ * Warms what a call needs while the session connects, without creating any audio object
+ * (no permission prompt, no AudioContext): the Speech SDK chunk, the worker and worklet
+ * scripts, the model and the onnxruntime wasm. Never rejects; runs once per page unless
+ * something failed (then the next call retries).
+ */
+export function prefetchVoice(): Promise<void> {
+  prefetching ??= Promise.all([
+    loadSpeechSdk().then(
+      () => [],
+      (err: unknown) => [`speech SDK: ${toError(err)}`],
+    ),
+    prefetchVoiceAssets(),
+  ]).then(([sdk, assets]) => {
+    const failures = [...sdk, ...assets];
+    if (failures.length === 0) return;
+    prefetching = null;
+    log.warn('voice prefetch incomplete', failures);
+  });
+  return prefetching;
+}

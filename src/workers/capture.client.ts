@@ -1,0 +1,81 @@
+/**
+ * Main-thread handle on the capture worklet (the counterpart of vad.client.ts): creates
+ * the AudioWorkletNode, gives it the VAD's frame port and a recognizer port, connects the
+ * microphone, and undoes all of it on stop().
+ */
+import captureWorkletUrl from './capture.worklet.ts?worker&url';
+import {
+  CAPTURE_PROCESSOR_NAME,
+  FRAME_SAMPLES,
+  TARGET_SAMPLE_RATE,
+  type CaptureProcessorOptions,
+  type WorkletControl,
+  type WorkletReport,
+} from './protocol.ts';
+
+/** The worklet bundled with its dsp imports into one content-hashed file (Vite `?worker&url`). */
+export const CAPTURE_WORKLET_URL: string = captureWorkletUrl;
+
+export type CreateWorkletNode = (context: AudioContext, name: string, options: AudioWorkletNodeOptions) => AudioWorkletNode;
+
+export interface CaptureOptions {
+  context: AudioContext;
+  stream: MediaStream;
+  /** The worklet end of the VAD's frame channel; transferred, so unusable here afterwards. */
+  vadPort: MessagePort;
+  /** 96 ms of 16 kHz mono 16-bit PCM for the recognizer. */
+  onPcm16?(pcm: Int16Array): void;
+  onReport?(report: WorkletReport): void;
+  createNode?: CreateWorkletNode;
+}
+
+export interface Capture {
+  /** Pause stops posting at the source (and drops the partial frame); resume restarts it. */
+  setPaused(paused: boolean): void;
+  /** Idempotent; the processor ends, every port is closed, the graph is disconnected. */
+  stop(): void;
+}
+
+const createBrowserNode: CreateWorkletNode = (context, name, options) => new AudioWorkletNode(context, name, options);
+
+/** The worklet module must have been added to `context` (CAPTURE_WORKLET_URL) first. */
+export function startCapture(options: CaptureOptions): Capture {
+  const { context, stream, vadPort, createNode = createBrowserNode } = options;
+  const asr = new MessageChannel();
+  asr.port1.onmessage = (event: MessageEvent<unknown>) => {
+    // Tag check rather than instanceof: the array comes from another realm's structured clone.
+    if (Object.prototype.toString.call(event.data) === '[object Int16Array]') options.onPcm16?.(event.data as Int16Array);
+  };
+
+  const processorOptions: CaptureProcessorOptions = { frameSamples: FRAME_SAMPLES, targetSampleRate: TARGET_SAMPLE_RATE };
+  // No outputs: a sink the engine pulls by itself, nothing to route to the speakers. One
+  // explicit channel makes the engine downmix a stereo microphone before the worklet.
+  const node = createNode(context, CAPTURE_PROCESSOR_NAME, {
+    numberOfInputs: 1,
+    numberOfOutputs: 0,
+    channelCount: 1,
+    channelCountMode: 'explicit',
+    processorOptions,
+  });
+  const control = (message: WorkletControl, transfer: Transferable[] = []) => node.port.postMessage(message, transfer);
+  node.port.onmessage = (event: MessageEvent<WorkletReport>) => options.onReport?.(event.data);
+  // Ports cannot travel in processorOptions (cloned, not transferred): first message instead.
+  control({ type: 'ports', vad: vadPort, asr: asr.port2 }, [vadPort, asr.port2]);
+  const source = context.createMediaStreamSource(stream);
+  source.connect(node);
+
+  let stopped = false;
+  return {
+    setPaused(paused) {
+      if (!stopped) control({ type: paused ? 'pause' : 'resume' });
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      source.disconnect();
+      control({ type: 'stop' });
+      node.port.close();
+      asr.port1.close();
+    },
+  };
+}

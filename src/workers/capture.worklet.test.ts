@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+/**
+ * The real processor under a minimal AudioWorkletGlobalScope. It is loaded by a specifier
+ * TypeScript does not follow: the worklet is type-checked in its own program
+ * (tsconfig.worklet.json), not in this DOM one.
+ */
+type Processor = { port: MessagePort; process(inputs: Float32Array[][]): boolean };
+type ProcessorClass = new (options?: { processorOptions?: unknown }) => Processor;
+
+const registered = new Map<string, ProcessorClass>();
+/** The main-thread side of each processor's node.port. */
+const nodePorts = new WeakMap<Processor, MessagePort>();
+
+class FakeAudioWorkletProcessor {
+  readonly port: MessagePort;
+  constructor() {
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    nodePorts.set(this as unknown as Processor, channel.port2);
+  }
+}
+
+beforeAll(async () => {
+  vi.stubGlobal('AudioWorkletProcessor', FakeAudioWorkletProcessor);
+  vi.stubGlobal('registerProcessor', (name: string, ctor: ProcessorClass) => registered.set(name, ctor));
+  vi.stubGlobal('sampleRate', 48_000);
+  const path = './capture.worklet.ts';
+  await import(/* @vite-ignore */ path);
+});
+
+afterAll(() => {
+  vi.unstubAllGlobals();
+});
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+function setup(processorOptions?: unknown) {
+  const Ctor = registered.get('capture-processor');
+  if (!Ctor) throw new Error('capture-processor was not registered');
+  const processor = new Ctor({ processorOptions });
+  const node = nodePorts.get(processor)!;
+  const reports: unknown[] = [];
+  node.onmessage = (e) => reports.push(e.data);
+  const vad = new MessageChannel();
+  const asr = new MessageChannel();
+  const frames: Float32Array[] = [];
+  const pcm: Int16Array[] = [];
+  vad.port2.onmessage = (e) => frames.push(e.data as Float32Array);
+  asr.port2.onmessage = (e) => pcm.push(e.data as Int16Array);
+  const block = (value: number) => [[new Float32Array(128).fill(value)]];
+  /** 36 quanta of 128 samples at 48 kHz = 1536 samples at 16 kHz, plus the filter's reach. */
+  const feed = (quanta: number, value = 0.25) => {
+    for (let i = 0; i < quanta; i++) expect(processor.process(block(value))).toBe(true);
+  };
+  const connect = () => node.postMessage({ type: 'ports', vad: vad.port1, asr: asr.port1 }, [vad.port1, asr.port1]);
+  return { processor, node, reports, frames, pcm, feed, connect, close: () => (vad.port2.close(), asr.port2.close(), node.close()) };
+}
+
+describe('capture-processor', () => {
+  it('posts nothing before it has its ports, then 1536-sample frames and their PCM copies', async () => {
+    const t = setup();
+    t.feed(40);
+    t.connect();
+    await settle();
+    expect(t.reports).toEqual([{ type: 'started', sampleRate: 48_000 }]);
+    t.feed(36 * 3 + 1);
+    await settle();
+    expect(t.frames.length).toBe(3);
+    expect(t.frames.every((f) => f.length === 1536)).toBe(true);
+    expect(t.pcm.map((p) => p.length)).toEqual([1536, 1536, 1536]);
+    // Past the filter's start-up, a constant 0.25 stays 0.25 (and 8192 in 16-bit PCM).
+    expect(t.frames[2]?.[100]).toBeCloseTo(0.25, 5);
+    expect(t.pcm[2]?.[100]).toBe(8192);
+    t.close();
+  });
+
+  it('stops posting while paused and resumes without the partial frame from before', async () => {
+    const t = setup();
+    t.connect();
+    await settle();
+    t.feed(20);
+    t.node.postMessage({ type: 'pause' });
+    await settle();
+    t.feed(100);
+    await settle();
+    expect(t.frames).toHaveLength(0);
+    t.node.postMessage({ type: 'resume' });
+    await settle();
+    t.feed(36);
+    await settle();
+    // 20 quanta before the pause were dropped, so 36 quanta after it are just short of a frame.
+    expect(t.frames).toHaveLength(0);
+    t.feed(1);
+    await settle();
+    expect(t.frames).toHaveLength(1);
+    t.close();
+  });
+
+  it('ends on stop (process returns false) and reports bad control messages', async () => {
+    const t = setup({ frameSamples: -3 });
+    t.node.postMessage({ type: 'ports', vad: 1, asr: 2 });
+    t.node.postMessage({ type: 'dance' });
+    await settle();
+    expect(t.reports).toEqual([
+      { type: 'error', message: 'ports message without two MessagePorts' },
+      { type: 'error', message: 'unknown control message dance' },
+    ]);
+    t.connect();
+    await settle();
+    t.feed(37);
+    await settle();
+    // The invalid frameSamples fell back to 1536.
+    expect(t.frames.map((f) => f.length)).toEqual([1536]);
+    t.node.postMessage({ type: 'stop' });
+    await settle();
+    expect(t.processor.process([[new Float32Array(128)]])).toBe(false);
+    t.close();
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * What travels between the main thread, the capture worklet and the VAD worker.
+ *
+ *   main ──node.port──► worklet      WorkletControl (ports once, then pause/resume/stop)
+ *   worklet ──vad port──► worker     Float32Array of FRAME_SAMPLES at 16 kHz (buffer transferred)
+ *   worklet ──asr port──► main       Int16Array PCM of the same frame (buffer transferred)
+ *   worker ──comlink callback──► main  VadEvent only; frames never touch the main thread.
+ *
+ * Everything here must type-check in the worklet program too (no DOM-only types).
+ */
+import type { FrameEvent, FrameProcessorOptions, VadThresholds } from './vad/frameProcessor.ts';
+
+export type { FrameEvent, FrameProcessorOptions, VadThresholds };
+
+export const CAPTURE_PROCESSOR_NAME = 'capture-processor';
+export const TARGET_SAMPLE_RATE = 16_000;
+/** 96 ms at 16 kHz: the frame the Silero legacy model is run on (spec section 9). */
+export const FRAME_SAMPLES = 1536;
+
+/** processorOptions of the AudioWorkletNode (structured-cloned, so no ports here). */
+export interface CaptureProcessorOptions {
+  frameSamples: number;
+  targetSampleRate: number;
+}
+
+/**
+ * Main → worklet over node.port. MessagePorts cannot go in processorOptions (they are
+ * cloned, not transferred), so they come in the first message, in its transfer list.
+ */
+export type WorkletControl =
+  | { type: 'ports'; vad: MessagePort; asr: MessagePort }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'stop' };
+
+/** Worklet → main over node.port. */
+export type WorkletReport = { type: 'started'; sampleRate: number } | { type: 'error'; message: string };
+
+/**
+ * Worker → main. Segment events come straight from the frame processor; `stats` at most
+ * once per second for benchmarks (frames processed, frames dropped because inference fell
+ * behind, inference time over the last second); `error` when the worker cannot go on.
+ */
+export type VadEvent =
+  | FrameEvent
+  | { type: 'stats'; frames: number; dropped: number; inferMsMedian: number; inferMsP95: number }
+  | { type: 'error'; message: string };
+
+export type VadEventType = VadEvent['type'];
+
+export interface VadInitOptions {
+  /** URL of silero_vad_legacy.onnx. */
+  modelUrl: string;
+  /** onnxruntime-web wasm location: a directory prefix or `{ wasm: url }` per file. */
+  wasmPaths: string | { wasm?: string; mjs?: string };
+  frameSamples: number;
+  thresholds?: Partial<VadThresholds>;
+  /** The rest of the frame-processor settings (redemption, padding, …). */
+  processor?: Partial<Omit<FrameProcessorOptions, 'frameSamples'>>;
+  /** onnxruntime threads; honoured only when the page is cross-origin isolated. Default 1. */
+  numThreads?: number;
+}
+
+/** The comlink-exposed worker API (src/workers/vad.worker.ts). */
+export interface VadWorkerApi {
+  /** Loads onnxruntime and the model; `onEvent` is a comlink proxy to the main thread. */
+  init(options: VadInitOptions, onEvent: (event: VadEvent) => void): Promise<void>;
+  /**
+   * The port on which the worklet posts frames; pass it with comlink's transfer(). It may
+   * come before init() finishes: frames wait in the port until the model is ready.
+   */
+  attachPort(port: MessagePort): void;
+  setPaused(paused: boolean): void;
+  setThresholds(thresholds: Partial<VadThresholds>): void;
+  reset(): void;
+  dispose(): Promise<void>;
+}
