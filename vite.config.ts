@@ -30,6 +30,8 @@ export default defineConfig(({ mode }) => {
       __APP_ENV__: JSON.stringify(appEnv),
     },
     worker: { format: 'es' },
+    // Pre-bundled up front so the dev server does not reload the page on the first call.
+    optimizeDeps: { include: ['onnxruntime-web/wasm', 'comlink', 'microsoft-cognitiveservices-speech-sdk'] },
     build: {
       target: 'es2022',
       sourcemap: true,
