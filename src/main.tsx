@@ -2,16 +2,32 @@ import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { Providers } from './app/providers.tsx';
-import { parseRoute } from './app/routes.ts';
-import { makeStore } from './app/store.ts';
+import { APP_VERSION, environment } from './app/environments.ts';
+import { getQueryParam, parseRoute } from './app/routes.ts';
+import { makeStore, rootReducer } from './app/store.ts';
 import { ChatLog } from './features/chat/components/ChatLog.tsx';
 import { InputBar } from './features/input/components/InputBar.tsx';
+import { installSessionLogHotkey } from './features/sessionLog/hotkey.ts';
+import { connectLoggerToRecorder } from './features/sessionLog/logSink.ts';
+import { createRecorder } from './features/sessionLog/recorder.ts';
 import { StatsPanel } from './features/stats/components/StatsPanel.tsx';
+import { isStatsPanelRequested } from './features/stats/selectors.ts';
+import { statsPanelEnabled } from './features/stats/statsSlice.ts';
 import { createServices } from './services/index.ts';
+import { langInitialized } from './features/locale/localeSlice.ts';
+import { pickInitialLang } from './sagas/boot.ts';
 import './app/styles/index.css';
 
 // The replay viewer is a support tool: it never weighs on the visitor's first paint.
 const ReplayPage = lazy(() => import('./features/replay/components/ReplayPage.tsx'));
+
+function readStoredLang(): string | null {
+  try {
+    return window.localStorage.getItem('lang');
+  } catch {
+    return null;
+  }
+}
 
 function mount(): void {
   const route = parseRoute(window.location);
@@ -23,9 +39,12 @@ function mount(): void {
 
   if (route.kind === 'replay') {
     // No services: the replay viewer drives the store from a recorded log, never the network.
+    // Its own controls speak the support person's language (no boot saga runs here).
+    const viewerStore = makeStore();
+    viewerStore.dispatch(langInitialized(pickInitialLang(readStoredLang(), navigator.languages)));
     root.render(
       <StrictMode>
-        <Providers store={makeStore()}>
+        <Providers store={viewerStore}>
           <Suspense fallback={null}>
             <ReplayPage />
           </Suspense>
@@ -36,7 +55,19 @@ function mount(): void {
   }
 
   // The boot saga reads the route, device id, stored language and account by itself.
-  const store = makeStore({ services: createServices() });
+  // The session log starts before the store so it sees the store's first action; it
+  // continues a log persisted in this tab, so a reload after a failure keeps the story.
+  const recorder = createRecorder({
+    reducer: rootReducer,
+    storage: window.sessionStorage,
+    lifecycle: window,
+    appVersion: APP_VERSION,
+    environment: environment.name,
+  });
+  connectLoggerToRecorder(recorder);
+  const store = makeStore({ services: createServices(), sessionLog: recorder });
+  if (environment.debugTools) installSessionLogHotkey(window, store.dispatch);
+  if (isStatsPanelRequested(getQueryParam('showBitrate'), environment.showBitrate)) store.dispatch(statsPanelEnabled());
   root.render(
     <StrictMode>
       <Providers store={store}>

@@ -1,14 +1,29 @@
 import { combineSlices, configureStore } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { accountSlice } from '../features/account/accountSlice.ts';
+import { chatSlice } from '../features/chat/chatSlice.ts';
+import { inputSlice } from '../features/input/inputSlice.ts';
 import { localeSlice } from '../features/locale/localeSlice.ts';
 import { noticesSlice } from '../features/notices/noticesSlice.ts';
+import { createSessionLogMiddleware } from '../features/sessionLog/middleware.ts';
+import type { SessionRecorder } from '../features/sessionLog/recorder.ts';
 import { sessionSlice } from '../features/session/sessionSlice.ts';
+import { statsSlice } from '../features/stats/statsSlice.ts';
+import { voiceSlice } from '../features/voice/voiceSlice.ts';
 import type { SagaServices } from '../sagas/context.ts';
 import { rootSaga } from '../sagas/rootSaga.ts';
 
 /** Feature slices are added here; lazily loaded features use rootReducer.inject. */
-export const rootReducer = combineSlices(accountSlice, localeSlice, noticesSlice, sessionSlice);
+export const rootReducer = combineSlices(
+  accountSlice,
+  localeSlice,
+  noticesSlice,
+  sessionSlice,
+  chatSlice,
+  inputSlice,
+  statsSlice,
+  voiceSlice,
+);
 
 export type RootState = ReturnType<typeof rootReducer>;
 
@@ -16,14 +31,19 @@ export interface MakeStoreOptions {
   preloadedState?: Partial<RootState>;
   /** Services given to sagas through saga context; omit to run without sagas (component tests, replay). */
   services?: SagaServices;
+  /** Records every action for the session log; it runs before the sagas so it sees actions in reducer order. */
+  sessionLog?: SessionRecorder;
 }
 
-export function makeStore({ preloadedState, services }: MakeStoreOptions = {}) {
+export function makeStore({ preloadedState, services, sessionLog }: MakeStoreOptions = {}) {
   const sagaMiddleware = services ? createSagaMiddleware({ context: { services } }) : null;
   const store = configureStore({
     reducer: rootReducer,
     preloadedState,
-    middleware: (getDefault) => (sagaMiddleware ? getDefault().concat(sagaMiddleware) : getDefault()),
+    middleware: (getDefault) =>
+      getDefault()
+        .prepend(sessionLog ? [createSessionLogMiddleware(sessionLog)] : [])
+        .concat(sagaMiddleware ? [sagaMiddleware] : []),
   });
   if (sagaMiddleware) sagaMiddleware.run(rootSaga);
   return store;

@@ -93,9 +93,15 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
   async function send(url: string, init: RequestInit, opts: RequestOptions = {}): Promise<TextResponse> {
     if (opts.signal?.aborted) throw new HttpError('aborted', `${url}: aborted`);
     const limit = deadline(opts.timeoutMs ?? defaultTimeout, opts.signal);
+    const started = performance.now();
+    const method = init.method ?? 'GET';
+    let outcome = 'network';
+    let status: number | null = null;
     try {
       const response = await doFetch(url, { ...init, signal: limit.signal });
+      status = response.status;
       const text = await response.text();
+      outcome = response.ok ? 'ok' : 'status';
       if (!response.ok) {
         log.warn('HTTP error status', { url, status: response.status });
         throw new HttpError('status', `${url}: HTTP ${response.status}`, response.status);
@@ -104,14 +110,19 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
     } catch (error) {
       if (error instanceof HttpError) throw error;
       if (limit.timedOut()) {
+        outcome = 'timeout';
         log.warn('request timed out', { url });
         throw new HttpError('timeout', `${url}: timed out`);
       }
-      if (opts.signal?.aborted) throw new HttpError('aborted', `${url}: aborted`);
+      if (opts.signal?.aborted) {
+        outcome = 'aborted';
+        throw new HttpError('aborted', `${url}: aborted`);
+      }
       log.warn('network error', { url, error: String(error) });
       throw new HttpError('network', `${url}: ${String(error)}`);
     } finally {
       limit.dispose();
+      log.event('request', { method, url, status, outcome, ms: Math.round(performance.now() - started) });
     }
   }
 

@@ -15,6 +15,8 @@ export interface LogRecord {
   feature: string;
   message: string;
   data?: unknown;
+  /** Set by Logger.event: a structured record of something seen outside (a request, a VAD event…). */
+  event?: string;
 }
 
 export type LogSink = (record: LogRecord) => void;
@@ -24,6 +26,8 @@ export interface Logger {
   info(message: string, data?: unknown): void;
   warn(message: string, data?: unknown): void;
   error(message: string, data?: unknown): void;
+  /** A structured outside-world event for the session log (sinks only; the console shows it at debug). */
+  event(kind: string, data: Record<string, unknown>): void;
 }
 
 const RANK: Record<ConsoleLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -88,5 +92,8 @@ export function createLogger(feature: string): Logger {
     if (data !== undefined) record.data = data;
     emit(record);
   };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  const event = (kind: string, data: Record<string, unknown>) => {
+    emit({ t: Date.now(), level: 'debug', feature, message: kind, data, event: kind });
+  };
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), event };
 }

@@ -23,4 +23,5 @@ export const replayMessages = defineMessages({
   position: { id: 'replay.position', defaultMessage: 'Entry {index} of {total}, {time}' },
   entries: { id: 'replay.entries', defaultMessage: 'Entries' },
   screen: { id: 'replay.screen', defaultMessage: 'The visitor’s screen' },
+  screenFailed: { id: 'replay.screenFailed', defaultMessage: 'This app version cannot show the screen for this state: {reason}' },
 });

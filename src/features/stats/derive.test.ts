@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { deriveStats, toStatsList, type StatsCounters } from './derive.ts';
+import first from './fixtures/chrome-first.json';
+import steady from './fixtures/chrome-steady.json';
+import reconnected from './fixtures/chrome-reconnected.json';
+import afterReconnect from './fixtures/chrome-after-reconnect.json';
+import missing from './fixtures/chrome-missing-fields.json';
+
+/** Derives a chain of reports the way the sampler does: each call gets the previous counters. */
+function chain(...reports: unknown[][]) {
+  let counters: StatsCounters | null = null;
+  return reports.map((report, i) => {
+    const derived = deriveStats(counters, report, i * 5000);
+    counters = derived.counters;
+    return derived.sample;
+  });
+}
+
+describe('deriveStats on recorded Chrome reports', () => {
+  it('gives no rates on the first sample, but jitter and RTT already', () => {
+    const [sample] = chain(first);
+    expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: 12, rttMs: 46, quality: null });
+  });
+
+  it('derives bitrates from byte deltas over the report timestamps in steady state', () => {
+    const [, sample] = chain(first, steady);
+    // candidate pair: +781,250 bytes down and +3,125 up in 5,000 ms
+    expect(sample?.downKbps).toBe(1250);
+    expect(sample?.upKbps).toBe(5);
+    expect(sample?.jitterMs).toBe(12);
+    expect(sample?.rttMs).toBe(46);
+    expect(sample?.quality).toBe('excellent');
+  });
+
+  it('computes packet loss over the interval, not cumulatively', () => {
+    const [, sample] = chain(first, steady);
+    // interval: video +660 received / +4 lost, audio +250 / +1 → 5 / 915
+    expect(sample?.lossPct).toBe(0.55);
+    // the cumulative ratio would have been 17 / 6077 = 0.28 %
+    expect(sample?.lossPct).not.toBe(0.28);
+  });
+
+  it('treats a media reconnect (new ids, smaller counters) as a first sample: no negative rates', () => {
+    const samples = chain(first, steady, reconnected, afterReconnect);
+    expect(samples[2]).toMatchObject({ upKbps: null, downKbps: null, lossPct: null, quality: null, rttMs: 180, jitterMs: 30 });
+    // and the next report on the new connection is a normal interval again: 400 kbps, 10/520 lost, 180 ms → fair
+    expect(samples[3]).toMatchObject({ downKbps: 400, upKbps: 5, lossPct: 1.92, rttMs: 180, quality: 'fair' });
+  });
+
+  it('treats counters that go backwards under the same ids as a reset', () => {
+    const shrunk = steady.map((s) =>
+      s.type === 'candidate-pair' ? { ...s, bytesReceived: 1000, bytesSent: 10 } : s.type === 'inbound-rtp' ? { ...s, packetsReceived: 5 } : s,
+    );
+    const [, , sample] = chain(first, steady, shrunk);
+    expect(sample).toMatchObject({ downKbps: null, upKbps: null, lossPct: null });
+  });
+
+  it('renders missing fields as null and finds the pair without a transport selection', () => {
+    const [, , sample] = chain(first, steady, missing);
+    expect(sample).toMatchObject({ rttMs: null, jitterMs: null, lossPct: 0 });
+    expect(sample?.downKbps).toBe(1250.1);
+    // a missing RTT does not block the level
+    expect(sample?.quality).toBe('excellent');
+  });
+
+  it('survives reports that are empty, null or full of garbage', () => {
+    const garbage = [null, 3, 'x', { type: 5 }, { id: 'a', type: 'inbound-rtp', packetsReceived: 'many', jitter: -1 }];
+    const prev = deriveStats(null, first, 0).counters;
+    for (const report of [null, [], garbage, {}]) {
+      const { sample } = deriveStats(prev, report as never, 5000);
+      expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: null, rttMs: null, quality: null });
+    }
+  });
+
+  it('falls back to RTP byte counters and remote-inbound RTT when there is no candidate pair', () => {
+    const a = [
+      { id: 'IT1', type: 'inbound-rtp', timestamp: 1000, bytesReceived: 0, packetsReceived: 0, packetsLost: 0 },
+      { id: 'RI1', type: 'remote-inbound-rtp', timestamp: 1000, roundTripTime: 0.25, jitter: 0.02 },
+    ];
+    const b = [
+      { id: 'IT1', type: 'inbound-rtp', timestamp: 3000, bytesReceived: 150000, packetsReceived: 100, packetsLost: 0 },
+      { id: 'RI1', type: 'remote-inbound-rtp', timestamp: 3000, roundTripTime: 0.25, jitter: 0.02 },
+    ];
+    const [, sample] = chain(a, b);
+    expect(sample).toMatchObject({ downKbps: 600, upKbps: null, rttMs: 250, jitterMs: 20, lossPct: 0, quality: 'fair' });
+  });
+
+  it('accepts a Map (RTCStatsReport is maplike) as well as arrays and id → stats objects', () => {
+    const asMap = new Map(steady.map((s) => [s.id, s]));
+    const asObject = Object.fromEntries(asMap);
+    expect(toStatsList(asMap)).toHaveLength(steady.length);
+    expect(toStatsList(asObject)).toHaveLength(steady.length);
+    const prev = deriveStats(null, first, 0).counters;
+    expect(deriveStats(prev, asMap, 5000).sample.downKbps).toBe(1250);
+  });
+});
