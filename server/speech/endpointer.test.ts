@@ -80,4 +80,25 @@ describe('Endpointer', () => {
     ep.push(Buffer.alloc(1000));
     expect(ep.samplesSeen).toBe(500);
   });
+
+  it('counts voiced samples up to the last loud frame, not the silence after it', () => {
+    const ep = new Endpointer({ segmentationSilenceMs: 1000 });
+    feed(ep, silence(200), tone(600), silence(500));
+    expect(ep.inSpeech).toBe(true);
+    expect(ep.voicedSamples).toBe(600 * MS);
+    expect(ep.speechSamples).toBe(1100 * MS);
+  });
+
+  it('recovers when the background gets louder than the margin for good', () => {
+    const ep = new Endpointer({ segmentationSilenceMs: 500 });
+    const hum = (ms: number) => tone(ms, 300); // about -40 dBFS: a fan, or the gain turned up
+    // Before the fix every frame of hum counted as speech from here on: no end but the length cap.
+    const events = feed(ep, silence(1000), hum(8000), Buffer.alloc(0));
+    expect(events.map((e) => (e.type === 'end' ? e.reason : e.type))).toEqual(['start', 'silence']);
+    const louder = Buffer.concat([hum(500), tone(800, 8000), hum(1000)]);
+    const speech = feed(ep, louder);
+    expect(speech.map((e) => (e.type === 'end' ? e.reason : e.type))).toEqual(['start', 'silence']);
+    const [start] = speech;
+    expect(start?.type === 'start' && start.startSample).toBe((1000 + 8000 + 500) * MS);
+  });
 });

@@ -3,6 +3,12 @@
  * service segments continuous recognition: an utterance starts when most of the last
  * 100 ms is louder than the noise floor, and ends after `segmentationSilenceMs` of quiet
  * or when it reaches the length cap. Pure and synchronous, so it is tested sample by sample.
+ *
+ * The noise floor follows quiet frames. Should the background itself get louder than the
+ * margin (a gain change, a fan switching on) there would be no quiet frame left to follow,
+ * and every later frame would count as speech: one endless utterance cut at the length cap,
+ * again and again, for the rest of the connection. So when no frame of the last few
+ * seconds came anywhere near the floor, the floor jumps to the quietest of them.
  */
 
 export interface EndpointerOptions {
@@ -32,6 +38,8 @@ const START_WINDOW = 10;
 const START_HITS = 6;
 const FLOOR_MIN_DB = -90;
 const FLOOR_MAX_DB = -35;
+/** Frames looked back over when no quiet frame came for too long (5 s; speech always pauses sooner). */
+const FLOOR_RESET_FRAMES = 500;
 
 export function frameEnergyDb(frame: Int16Array): number {
   let sum = 0;
@@ -52,6 +60,9 @@ export class Endpointer {
   private carry = Buffer.alloc(0);
   private framesSeen = 0;
   private noiseFloorDb = -70;
+  /** Energies of the last FLOOR_RESET_FRAMES frames, a ring. */
+  private readonly levels = new Float64Array(FLOOR_RESET_FRAMES);
+  private levelCount = 0;
   /** Recent frames before speech, with whether each was loud. */
   private recent: { frame: Int16Array; loud: boolean; index: number }[] = [];
   private utterance: Int16Array[] = [];
@@ -86,6 +97,11 @@ export class Endpointer {
     return this.speaking ? (this.framesSeen - this.startFrame) * this.frameSamples : 0;
   }
 
+  /** Samples from the detected start to the end of the last loud frame: grows only while the speaker talks. */
+  get voicedSamples(): number {
+    return this.speaking ? (this.lastLoudFrame + 1 - this.startFrame) * this.frameSamples : 0;
+  }
+
   /** The utterance so far, pre-roll included, for partial decoding. */
   currentAudio(): Int16Array {
     return concat(this.utterance);
@@ -115,13 +131,26 @@ export class Endpointer {
 
   private isLoud(frame: Int16Array): boolean {
     const db = frameEnergyDb(frame);
-    const loud = db > Math.max(this.minSpeechDb, this.noiseFloorDb + this.marginDb);
+    this.levels[this.levelCount++ % FLOOR_RESET_FRAMES] = db;
+    this.resetStaleFloor();
+    const loud = db > this.thresholdDb();
     if (!this.speaking && !loud) {
       // Follow the floor down at once and up slowly, so a burst of speech cannot raise it.
       const next = db < this.noiseFloorDb ? db : this.noiseFloorDb * 0.99 + db * 0.01;
-      this.noiseFloorDb = Math.min(FLOOR_MAX_DB, Math.max(FLOOR_MIN_DB, next));
+      this.noiseFloorDb = clampFloor(next);
     }
     return loud;
+  }
+
+  private thresholdDb(): number {
+    return Math.max(this.minSpeechDb, this.noiseFloorDb + this.marginDb);
+  }
+
+  private resetStaleFloor(): void {
+    if (this.levelCount < FLOOR_RESET_FRAMES || this.levelCount % 10 !== 0) return; // every 100 ms is plenty
+    let quietest = Infinity;
+    for (const level of this.levels) quietest = Math.min(quietest, level);
+    if (quietest > this.thresholdDb()) this.noiseFloorDb = clampFloor(quietest);
   }
 
   private onFrame(frame: Int16Array): EndpointerEvent | null {
@@ -173,6 +202,10 @@ export class Endpointer {
     this.quietRun = 0;
     return event;
   }
+}
+
+function clampFloor(db: number): number {
+  return Math.min(FLOOR_MAX_DB, Math.max(FLOOR_MIN_DB, db));
 }
 
 function concat(frames: Int16Array[]): Int16Array {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGrammars, dictionaryWords, displayText, toWords } from './grammar.ts';
+import { buildGrammars, dictionarySubset, dictionaryWords, displayText, toWords } from './grammar.ts';
 import { phrase, ticks } from './messages.ts';
 import { applySpeechContext, isEnglish, modeForPath, settingsFromUrl } from './settings.ts';
 
@@ -22,6 +22,10 @@ describe('grammar', () => {
     expect(g?.rejected).toEqual([{ question: 'where is the zorblax', missing: ['zorblax'] }]);
     expect(g?.full).toBe('#JSGF V1.0;\ngrammar question;\npublic <question> = where is the nearest store;\n');
     expect(g?.prefix).toContain('public <prefix> = where [ is [ the [ nearest [ store ] ] ] ];');
+  });
+
+  it('cuts the dictionary down to the grammar words, alternate pronunciations kept', () => {
+    expect(dictionarySubset(DICT, ['products', 'store'])).toBe('store S T AO R\nproducts P R AA D AH K T S\nproducts(2) P R AA D AH K S\n');
   });
 
   it('gives no grammar when no question is usable', () => {

@@ -1,7 +1,9 @@
 /**
  * JSGF grammars made from the knowledge-base questions, so pocketsphinx can only answer
  * with one of them (exact words) or nothing. A second grammar accepts every prefix of a
- * question, which is what partial decoding of an utterance in progress needs.
+ * question, which is what partial decoding of an utterance in progress needs. Grammar
+ * decodes load a dictionary cut down to the grammar's words: reading the whole 3 MB CMU
+ * dictionary was most of every decode's cost.
  */
 
 /** Lower-case words as the CMU dictionary spells them; punctuation other than apostrophes goes. */
@@ -22,6 +24,16 @@ export function dictionaryWords(dict: string): Set<string> {
     if (head) words.add(head.replace(/\(\d+\)$/, '').toLowerCase());
   }
   return words;
+}
+
+/** The entries (alternate pronunciations included) of `words`, from a CMU-style dictionary. */
+export function dictionarySubset(dict: string, words: Iterable<string>): string {
+  const wanted = new Set(words);
+  const lines = dict.split('\n').filter((line) => {
+    const head = line.split(/\s/, 1)[0];
+    return head !== undefined && head !== '' && wanted.has(head.replace(/\(\d+\)$/, '').toLowerCase());
+  });
+  return lines.join('\n') + '\n';
 }
 
 export interface GrammarSet {

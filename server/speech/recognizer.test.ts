@@ -1,6 +1,6 @@
-/** Real pocketsphinx on espeak-ng audio: the grammar pass, the free fallback, partials and kills. */
+/** Real pocketsphinx on espeak-ng audio: the grammar pass, the free fallback, partials, kills and work directories. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { questions } from '../replies/knowledge.ts';
 import { createRecognizer, parseHyp, type Recognizer } from './recognizer.ts';
 import { ensureFixtures, fixturePcm, QUESTION_FIXTURES } from './testing.ts';
 import { parseWaveHeader } from './wav.ts';
+import { WORK_DIR_PREFIX } from './workdir.ts';
 
 function samples(pcm: Buffer): Int16Array {
   const copy = Buffer.from(pcm);
@@ -36,7 +37,7 @@ describe('pocketsphinx recognizer', () => {
   beforeAll(() => {
     ensureFixtures();
     dir = mkdtempSync(join(tmpdir(), 'speech-test-'));
-    recognizer = createRecognizer({ questions: questions('en') });
+    recognizer = createRecognizer({ questions: questions('en'), tmpDir: dir });
   });
 
   afterAll(async () => {
@@ -48,8 +49,54 @@ describe('pocketsphinx recognizer', () => {
     expect(await recognizer.ready()).toBeNull();
   });
 
-  it.each(QUESTION_FIXTURES)('decodes $file with the grammar, word for word', async ({ file, text }) => {
+  it.each(QUESTION_FIXTURES)('decodes $file with the grammar, word for word, in well under 2 s', async ({ file, text }) => {
+    const started = Date.now();
     expect(await recognizer.decode(samples(fixturePcm(file)), 'final', signal)).toEqual({ text, source: 'grammar' });
+    // The whole CMU dictionary made this 0.5 s of CPU, several seconds on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('works in a directory of its own and leaves no utterance files behind', () => {
+    const own = readdirSync(dir).filter((d) => d.startsWith(WORK_DIR_PREFIX));
+    expect(own).toHaveLength(1);
+    expect(readdirSync(join(dir, own[0] ?? '')).sort()).toEqual(['full.jsgf', 'grammar.dict', 'prefix.jsgf']);
+  });
+
+  it('puts its files back when its directory is deleted between decodes', async () => {
+    for (const d of readdirSync(dir).filter((n) => n.startsWith(WORK_DIR_PREFIX))) rmSync(join(dir, d), { recursive: true });
+    expect(await recognizer.decode(samples(fixturePcm('q-discount.wav')), 'final', signal)).toEqual({ text: 'tell me about the discount', source: 'grammar' });
+    expect(await recognizer.decode(samples(fixturePcm('q-discount.wav').subarray(0, 16_000)), 'partial', signal)).toMatchObject({ source: 'grammar' });
+  });
+
+  it('gives every instance its own directory, removed by its own close() only', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'speech-test-parent-'));
+    try {
+      const a = createRecognizer({ questions: questions('en'), tmpDir: parent });
+      const b = createRecognizer({ questions: questions('en'), tmpDir: parent });
+      await Promise.all([a.ready(), b.ready()]);
+      const both = readdirSync(parent);
+      expect(both).toHaveLength(2);
+      await a.close();
+      expect(readdirSync(parent)).toHaveLength(1);
+      expect(await b.decode(samples(fixturePcm('q-new-products.wav')), 'final', signal)).toEqual({ text: 'show me the new products', source: 'grammar' });
+      await b.close();
+      expect(readdirSync(parent)).toEqual([]);
+      await expect(b.decode(samples(fixturePcm('q-new-products.wav')), 'final', signal)).rejects.toThrow(/closed/);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('skips a partial decode when every slot is taken, rather than queue it', async () => {
+    const one = createRecognizer({ questions: questions('en'), tmpDir: dir, maxConcurrent: 1 });
+    try {
+      const final = one.decode(samples(fixturePcm('q-nearest-store.wav')), 'final', signal);
+      await expect.poll(() => one.busy, { timeout: 10_000, interval: 10 }).toBe(true);
+      expect(await one.decode(samples(fixturePcm('q-discount.wav')), 'partial', signal)).toEqual({ text: '', source: 'none' });
+      expect(await final).toEqual({ text: 'where is the nearest store', source: 'grammar' });
+    } finally {
+      await one.close();
+    }
   });
 
   it('falls back to the language model when the grammar leaves speech unexplained', async () => {

@@ -12,6 +12,13 @@ export class Semaphore {
     return this.free === 0;
   }
 
+  /** A release function if a slot is free now, else null: for work that is worth doing only at once. */
+  tryAcquire(): (() => void) | null {
+    if (this.free === 0) return null;
+    this.free--;
+    return once(() => this.release());
+  }
+
   /** Resolves with a release function; rejects with the signal's reason if it aborts first. */
   acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);

@@ -20,6 +20,8 @@ class FakeRecognizer implements Recognizer {
   busy = false;
   aborted = 0;
   calls: DecodeMode[] = [];
+  /** Partial decodes take this long instead of delayMs when set. */
+  partialDelayMs: number | null = null;
   constructor(
     public text = 'where is the nearest store',
     public delayMs = 0,
@@ -30,7 +32,7 @@ class FakeRecognizer implements Recognizer {
   decode(_pcm: Int16Array, mode: DecodeMode, signal: AbortSignal): Promise<DecodeResult> {
     this.calls.push(mode);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve({ text: mode === 'final' ? this.text : (this.text.split(' ')[0] ?? ''), source: 'grammar' }), this.delayMs);
+      const timer = setTimeout(() => resolve({ text: mode === 'final' ? this.text : (this.text.split(' ')[0] ?? ''), source: 'grammar' }), mode === 'partial' ? (this.partialDelayMs ?? this.delayMs) : this.delayMs);
       signal.addEventListener('abort', () => {
         this.aborted++;
         clearTimeout(timer);
@@ -93,6 +95,16 @@ function sendTurn(ws: WebSocket, requestId: string, ...pcm: Buffer[]): void {
   ws.send(makeBinaryFrame('audio', requestId, Buffer.alloc(0)));
 }
 
+/** A turn's audio in 100 ms chunks, `msPerChunk` apart: a microphone rather than a file. */
+async function streamTurn(ws: WebSocket, pcm: Buffer, msPerChunk: number, end = true): Promise<void> {
+  ws.send(makeBinaryFrame('audio', RID, makeWav(Buffer.alloc(0)), { 'Content-Type': 'audio/x-wav' }));
+  for (let at = 0; at < pcm.length; at += 3200) {
+    ws.send(makeBinaryFrame('audio', RID, pcm.subarray(at, at + 3200)));
+    await new Promise((resolve) => setTimeout(resolve, msPerChunk));
+  }
+  if (end) ws.send(makeBinaryFrame('audio', RID, Buffer.alloc(0)));
+}
+
 function body(frame: TextFrame | undefined): Record<string, unknown> {
   return JSON.parse(frame?.body ?? 'null') as Record<string, unknown>;
 }
@@ -110,6 +122,8 @@ describe('speech service protocol', () => {
   afterEach(() => {
     fake.text = 'where is the nearest store';
     fake.delayMs = 0;
+    fake.partialDelayMs = null;
+    fake.calls = [];
   });
 
   it('answers a turn in the order the SDK expects, echoing the request id', async () => {
@@ -122,14 +136,15 @@ describe('speech service protocol', () => {
     const paths = c.frames.map((f) => f.path);
     expect(paths.filter((p) => p !== 'speech.hypothesis')).toEqual(['turn.start', 'speech.startDetected', 'speech.endDetected', 'speech.phrase', 'speech.phrase', 'turn.end']);
     expect(paths.indexOf('speech.hypothesis')).toBeGreaterThan(paths.indexOf('speech.startDetected'));
+    expect(paths.lastIndexOf('speech.hypothesis')).toBe(paths.indexOf('speech.phrase') - 1);
     expect(paths[paths.indexOf('speech.phrase') - 1]).toBe('speech.hypothesis');
     expect(body(c.frames[paths.indexOf('speech.phrase') - 1])).toEqual({ Text: 'where is the nearest store', Offset: 5_000_000, Duration: 15_000_000 });
     expect(c.frames.every((f) => f.requestId === RID)).toBe(true);
     const phrases = c.frames.filter((f) => f.path === 'speech.phrase');
     expect(body(phrases[0])).toEqual({ RecognitionStatus: 'Success', DisplayText: 'Where is the nearest store?', Offset: 5_000_000, Duration: 15_000_000 });
     expect(body(phrases[1])).toMatchObject({ RecognitionStatus: 'EndOfDictation' });
-    expect(body(c.frames[1])).toEqual({ Offset: 5_000_000 });
-    expect(body(c.frames[3])).toEqual({ Offset: 20_000_000 });
+    expect(body(c.frames.find((f) => f.path === 'speech.startDetected'))).toEqual({ Offset: 5_000_000 });
+    expect(body(c.frames.find((f) => f.path === 'speech.endDetected'))).toEqual({ Offset: 20_000_000 });
     c.ws.close();
     // Text messages both ways are recorded; audio only as a per-turn summary.
     const speechEvents = listEvents().filter((e) => e.channel === 'speech');
@@ -242,6 +257,32 @@ describe('speech service protocol', () => {
     await c.waitFor('speech.endDetected');
     c.ws.terminate();
     await expect.poll(() => fake.aborted, { timeout: 3000 }).toBeGreaterThan(before);
+  });
+
+  it('sends a phrase as soon as its final decode is done, killing a partial decode still running', async () => {
+    fake.partialDelayMs = 5000;
+    const aborted = fake.aborted;
+    const c = await connect(speech.port);
+    sendConfig(c.ws);
+    // Over a second of speech at twice real time: a partial decode starts while it is spoken.
+    await streamTurn(c.ws, Buffer.concat([silence(300), tone(1500)]), 50, false);
+    expect(fake.calls).toEqual(['partial']);
+    const ended = Date.now();
+    for (let at = 0, quiet = silence(700); at < quiet.length; at += 3200) c.ws.send(makeBinaryFrame('audio', RID, quiet.subarray(at, at + 3200)));
+    const [phrase] = await c.waitFor('speech.phrase');
+    expect(body(phrase)).toMatchObject({ RecognitionStatus: 'Success' });
+    expect(Date.now() - ended).toBeLessThan(1000);
+    expect(fake.aborted).toBe(aborted + 1);
+    c.ws.close();
+  });
+
+  it('starts no partial decode in the silence that ends an utterance', async () => {
+    const c = await connect(speech.port, 'language=en-US&segmentationSilenceTimeoutMs=1500');
+    sendConfig(c.ws);
+    await streamTurn(c.ws, Buffer.concat([tone(700), silence(1600)]), 25);
+    await c.waitFor('turn.end');
+    expect(fake.calls).toEqual(['final']);
+    c.ws.close();
   });
 
   it('serves many connections at once', async () => {

@@ -43,10 +43,17 @@ export interface RunningSpeech {
   close(): Promise<void>;
 }
 
+/** Static bodies the test server answers GETs with, by path (a page for a browser to load). */
+export type TestPages = Record<string, { type: string; body: string | Buffer }>;
+
 /** The service behind a bare http.Server on an ephemeral port, upgrades routed as the app does. */
-export async function startSpeechServer(opts: Partial<SpeechServiceOptions> = {}): Promise<RunningSpeech> {
+export async function startSpeechServer(opts: Partial<SpeechServiceOptions> = {}, pages: TestPages = {}): Promise<RunningSpeech> {
   const service = createSpeechService({ expectedKey: 'demo-speech-key', ...opts });
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const server = http.createServer((req, res) => {
+    const page = pages[req.url ?? ''];
+    if (page) res.writeHead(200, { 'Content-Type': page.type }).end(page.body);
+    else res.writeHead(404).end();
+  });
   server.on('upgrade', (req, socket, head) => {
     if (!service.handleUpgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   });

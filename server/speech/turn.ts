@@ -7,6 +7,12 @@
  *   audio an EndOfDictation phrase (continuous modes) and turn.end.
  *
  * Interactive turns (recognizeOnce) end after their first phrase or initial silence.
+ *
+ * Decoding runs beside the reply chain, not on it: an utterance's final decode starts the
+ * moment its end is detected and the chain only waits for its result when that phrase is
+ * next in line. Partial decodes are optional extras: they run only while the speaker is
+ * still talking, only on a free decode slot, and are killed when the utterance ends, so
+ * a final never waits behind a partial.
  */
 import { recordEvent } from '../events.ts';
 import { createLogger } from '../log.ts';
@@ -37,11 +43,11 @@ export class Turn {
   private readonly endpointer: Endpointer;
   private frames = 0;
   private bytes = 0;
-  private utterance = 0;
   private inUtterance = false;
   private utteranceStart = 0;
   private partialAt = 0;
-  private partialQueued = false;
+  /** The partial decode in flight, aborted when its utterance ends. */
+  private partial: AbortController | null = null;
   private heardSpeech = false;
   /** Interactive turns end after one phrase; later audio of that turn is ignored. */
   private done = false;
@@ -83,7 +89,6 @@ export class Turn {
 
   private onEndpoint(event: EndpointerEvent): void {
     if (event.type === 'start') {
-      this.utterance++;
       this.inUtterance = true;
       this.utteranceStart = event.startSample;
       this.heardSpeech = true;
@@ -92,16 +97,21 @@ export class Turn {
       return;
     }
     this.inUtterance = false;
+    this.partial?.abort(new Error('utterance ended'));
+    this.partial = null;
     const offset = ticks(event.startSample);
     const duration = ticks(event.endSample - event.startSample);
     this.reply('speech.endDetected', speechDetected(ticks(event.endSample)));
+    const started = Date.now();
+    const pending = this.recognize(event.audio);
     this.ctx.enqueue(async () => {
-      const result = await this.recognize(event.audio);
+      const result = await pending;
+      if (!result) return; // the connection went away
       if (result.text) this.ctx.send(this.requestId, 'speech.hypothesis', hypothesis(result.text, offset, duration));
       const status: RecognitionStatus = result.text ? 'Success' : 'NoMatch';
       const confidence = result.source === 'grammar' ? 0.9 : 0.5;
       this.ctx.send(this.requestId, 'speech.phrase', phrase({ status, offset, duration, lexical: result.text, detailed: this.ctx.settings.detailed, confidence }));
-      log.info('utterance recognized', { connectionId: this.ctx.connectionId, text: result.text, source: result.source, reason: event.reason });
+      log.info('utterance recognized', { connectionId: this.ctx.connectionId, text: result.text, source: result.source, reason: event.reason, ms: Date.now() - started });
     });
     if (this.ctx.settings.mode === 'interactive') this.finishInteractive();
   }
@@ -124,29 +134,40 @@ export class Turn {
   /** Partial words while the speaker talks: prefix grammar, skipped when pocketsphinx is busy. */
   private maybePartial(): void {
     const ep = this.endpointer;
-    if (!this.inUtterance || this.partialQueued || this.ctx.recognizer.busy || !isEnglish(this.ctx.settings.language)) return;
-    if (ep.speechSamples - this.partialAt < PARTIAL_EVERY_SAMPLES) return;
-    this.partialAt = ep.speechSamples;
-    this.partialQueued = true;
-    const utterance = this.utterance;
-    const audio = ep.currentAudio();
+    if (!this.inUtterance || this.partial || this.ctx.recognizer.busy || !isEnglish(this.ctx.settings.language)) return;
+    // Counted in voiced audio, so the trailing silence that ends an utterance starts no decode.
+    if (ep.voicedSamples - this.partialAt < PARTIAL_EVERY_SAMPLES) return;
+    this.partialAt = ep.voicedSamples;
+    const abort = new AbortController();
+    const onClose = () => abort.abort(this.ctx.signal.reason);
+    this.ctx.signal.addEventListener('abort', onClose, { once: true });
+    this.partial = abort;
     const offset = ticks(this.utteranceStart);
     const duration = ticks(ep.speechSamples);
-    this.ctx.enqueue(async () => {
-      this.partialQueued = false;
-      if (this.utterance !== utterance || !this.inUtterance) return; // its phrase is already on the way
-      const result = await this.ctx.recognizer.decode(audio, 'partial', this.ctx.signal);
-      if (result.text) this.ctx.send(this.requestId, 'speech.hypothesis', hypothesis(result.text, offset, duration));
-    });
+    this.ctx.recognizer
+      .decode(ep.currentAudio(), 'partial', abort.signal)
+      .then(
+        (result) => {
+          // Still the utterance in progress (its end aborts this), so the words go before its phrase.
+          if (this.partial === abort && result.text) this.reply('speech.hypothesis', hypothesis(result.text, offset, duration));
+        },
+        (err: unknown) => {
+          if (!abort.signal.aborted) log.warn('partial decode failed', { connectionId: this.ctx.connectionId, error: err instanceof Error ? err.message : String(err) });
+        },
+      )
+      .finally(() => {
+        this.ctx.signal.removeEventListener('abort', onClose);
+        if (this.partial === abort) this.partial = null;
+      });
   }
 
-  /** A failed decode costs one utterance (NoMatch), not the connection. */
-  private async recognize(audio: Int16Array): Promise<DecodeResult> {
+  /** A failed decode costs one utterance (NoMatch), not the connection; null when the connection closed. */
+  private async recognize(audio: Int16Array): Promise<DecodeResult | null> {
     if (!isEnglish(this.ctx.settings.language)) return { text: '', source: 'none' };
     try {
       return await this.ctx.recognizer.decode(audio, 'final', this.ctx.signal);
     } catch (err) {
-      if (this.ctx.signal.aborted) throw err;
+      if (this.ctx.signal.aborted) return null;
       log.error('decode failed', { connectionId: this.ctx.connectionId, error: err instanceof Error ? err.message : String(err) });
       return { text: '', source: 'none' };
     }
