@@ -13,6 +13,8 @@ import { createRecorder } from './features/sessionLog/recorder.ts';
 import { StatsPanel } from './features/stats/components/StatsPanel.tsx';
 import { isStatsPanelRequested } from './features/stats/selectors.ts';
 import { statsPanelEnabled } from './features/stats/statsSlice.ts';
+import { CallControls } from './features/voice/components/CallControls.tsx';
+import { HoldToTalkButton } from './features/voice/components/HoldToTalkButton.tsx';
 import { createServices } from './services/index.ts';
 import { langInitialized } from './features/locale/localeSlice.ts';
 import { pickInitialLang } from './sagas/boot.ts';
@@ -27,6 +29,18 @@ function readStoredLang(): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Debug builds only (environment.debugTools: `local` and `debug`, never a
+ * product build): `window.__APP_DEBUG_STORE__.getState()` reads the live Redux
+ * state. The end-to-end tests compare it with the replay of the downloaded
+ * session log (tests/e2e/support-tools.spec.ts); support staff can read it from
+ * the console. Read-only on purpose: no dispatch, so nothing can drive the app
+ * around its sagas.
+ */
+function exposeStoreForDebugging(getState: () => unknown): void {
+  Object.defineProperty(window, '__APP_DEBUG_STORE__', { value: Object.freeze({ getState }), configurable: false });
 }
 
 function mount(): void {
@@ -66,13 +80,20 @@ function mount(): void {
   });
   connectLoggerToRecorder(recorder);
   const store = makeStore({ services: createServices(), sessionLog: recorder });
-  if (environment.debugTools) installSessionLogHotkey(window, store.dispatch);
+  if (environment.debugTools) {
+    installSessionLogHotkey(window, store.dispatch);
+    exposeStoreForDebugging(store.getState);
+  }
   if (isStatsPanelRequested(getQueryParam('showBitrate'), environment.showBitrate)) store.dispatch(statsPanelEnabled());
   root.render(
     <StrictMode>
       <Providers store={store}>
         {/* The live screen's slots; ReplayScreen renders <App> with the same ones. */}
-        <App chatLog={<ChatLog />} inputBar={<InputBar />} overlay={<StatsPanel />} />
+        <App
+          chatLog={<ChatLog />}
+          inputBar={<InputBar speakSlot={<HoldToTalkButton />} callSlot={<CallControls />} />}
+          overlay={<StatsPanel />}
+        />
       </Providers>
     </StrictMode>,
   );

@@ -8,6 +8,7 @@ import type { SocketService } from '../services/socket.ts';
 import type { StatsSource } from './stats.ts';
 import type { KeyValueStorage } from '../services/storage.ts';
 import type { StreamsService } from '../services/streams.ts';
+import type { VoiceService } from '../services/voice.ts';
 import type { WhepService } from '../services/whep.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface SagaServices {
   /** Written by the media saga; createServices() gives the same object as statsSource. */
   livePeer: LivePeerHolder;
   statsSource: StatsSource;
+  /** Microphone pipeline, speech recognizer and the voice assets' prefetch. */
+  voice: VoiceService;
 }
 
 export function* services() {

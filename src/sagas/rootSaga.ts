@@ -7,6 +7,7 @@ import { signalingSendWatcher } from './signaling.ts';
 import { createSignalingLink } from './signalingLink.ts';
 import { statsSaga } from './stats.ts';
 import { visibilityWatcher } from './visibility.ts';
+import { voiceSaga } from './voice.ts';
 
 const log = createLogger('saga');
 
@@ -38,5 +39,6 @@ export function* rootSaga() {
     fork(keepAlive, 'visibility', visibilityWatcher),
     fork(keepAlive, 'stats', statsSaga),
     fork(keepAlive, 'chat', chatSaga),
+    fork(keepAlive, 'voice', voiceSaga),
   ]);
 }

@@ -13,6 +13,7 @@ import { remoteMedia } from './remoteMedia.ts';
 import { createSocketService } from './socket.ts';
 import { createBrowserStorage } from './storage.ts';
 import { createStreamsService } from './streams.ts';
+import { createVoiceService } from './voice.ts';
 import { createWhepService } from './whep.ts';
 
 export function createServices(): SagaServices {
@@ -30,5 +31,6 @@ export function createServices(): SagaServices {
     livePeer,
     // The stats sampler reads whichever peer connection the media saga made current.
     statsSource: livePeer,
+    voice: createVoiceService({ speechHost: environment.speechHost }),
   };
 }

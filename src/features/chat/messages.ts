@@ -24,4 +24,5 @@ export const chatMessages = defineMessages({
   openInBrowser: { id: 'chat.openInBrowser', defaultMessage: 'Open in browser' },
   previousImage: { id: 'chat.previousImage', defaultMessage: 'Previous image' },
   nextImage: { id: 'chat.nextImage', defaultMessage: 'Next image' },
+  showMore: { id: 'chat.showMore', defaultMessage: 'Show more' },
 });

@@ -8,9 +8,12 @@ function isExternalKind(kind: string | undefined): kind is ExternalKind {
 
 /**
  * Sends the client logger's structured events (Logger.event: requests, VAD and
- * recognizer events…) and its warnings and errors to the session log (errors as
- * `error` entries, warnings as `log` entries). Debug and info stay out: they
- * are chatty and the actions already tell the story. Returns the disconnector.
+ * recognizer events…) and its info, warning and error lines to the session log
+ * (errors as `error` entries, the others as `log` entries with their level).
+ * Info lines are the lifecycle a support person needs and no action carries:
+ * why a socket closed (code and reason), reconnect attempts, why a session
+ * ended, the page being hidden; a few per session. Debug stays out: it is
+ * chatty. Returns the disconnector.
  */
 export function connectLoggerToRecorder(recorder: SessionRecorder): () => void {
   return addLogSink((record: LogRecord) => {
@@ -18,10 +21,11 @@ export function connectLoggerToRecorder(recorder: SessionRecorder): () => void {
       recorder.recordExternal(record.event, { feature: record.feature, ...(record.data as Record<string, unknown>) });
       return;
     }
-    if (record.level !== 'warn' && record.level !== 'error') return;
-    // The session log's own complaints would only echo what it could not do.
+    if (record.level === 'debug') return;
+    // The session log's own lines would only echo what it did or could not do.
     if (record.feature === 'sessionLog') return;
     const data: Record<string, unknown> = { feature: record.feature, message: record.message };
+    if (record.level !== 'error') data.level = record.level;
     if (record.data !== undefined) data.data = record.data;
     recorder.recordExternal(record.level === 'error' ? 'error' : 'log', data);
   });

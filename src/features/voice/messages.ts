@@ -21,4 +21,6 @@ export const voiceMessages = defineMessages({
   thinking: { id: 'voice.state.thinking', defaultMessage: 'Thinking…' },
   muted: { id: 'voice.state.muted', defaultMessage: 'Muted' },
   recording: { id: 'voice.state.recording', defaultMessage: 'Recording…' },
+  micBlocked: { id: 'voice.micBlocked', defaultMessage: 'Microphone blocked: allow it in the browser settings' },
+  callControls: { id: 'voice.callControls', defaultMessage: 'Call' },
 });

@@ -15,6 +15,7 @@ import { createRemoteMediaHolder } from '../../services/remoteMedia.ts';
 import type { SignalingSocket, SocketEvent } from '../../services/socket.ts';
 import { createMemoryStorage } from '../../services/storage.ts';
 import type { PeerEvent, WhepConnection } from '../../services/whep.ts';
+import { createFakeVoice } from './voiceFakes.ts';
 
 /** Runs `fn` after the current microtasks, like a network event would. */
 const later = (fn: () => void) => void Promise.resolve().then(fn);
@@ -185,6 +186,7 @@ export function createFakes(options: FakeOptions = {}) {
 
   const livePeer = createLivePeerHolder();
   const storage = createMemoryStorage(options.storage);
+  const voice = createFakeVoice();
   const services: SagaServices = {
     account,
     live,
@@ -196,6 +198,7 @@ export function createFakes(options: FakeOptions = {}) {
     remoteMedia: createRemoteMediaHolder(),
     livePeer,
     statsSource: livePeer,
+    voice: voice.service,
   };
 
   return {
@@ -211,6 +214,7 @@ export function createFakes(options: FakeOptions = {}) {
     peers,
     signals,
     plan,
+    voice,
     setHidden(hidden: boolean) {
       for (const listener of visibility) listener(hidden);
     },

@@ -13,16 +13,28 @@ interface EntryListProps {
 /** Entries rendered on each side of the current one: a 5,000-entry log never becomes 5,000 rows. */
 export const LIST_WINDOW = 40;
 
+/** Scrolls `list` (the rows' offsetParent: it is positioned) the least that shows all of `row`. */
+function keepInView(list: HTMLElement, row: HTMLElement): void {
+  const top = row.offsetTop;
+  const bottom = top + row.offsetHeight;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = Math.min(top, bottom - list.clientHeight);
+}
+
 /** The side list of log entries around the current position; a click seeks there. */
 export function EntryList({ replay, index, onSeek }: EntryListProps) {
   const intl = useIntl();
+  const listRef = useRef<HTMLElement>(null);
   const currentRef = useRef<HTMLLIElement>(null);
   const from = Math.max(0, index - LIST_WINDOW);
   const to = Math.min(replay.length, index + LIST_WINDOW + 1);
 
   useEffect(() => {
-    // jsdom and old browsers lack scrollIntoView options; the list still works without scrolling.
-    currentRef.current?.scrollIntoView?.({ block: 'nearest' });
+    // Scrolls the list only: scrollIntoView would scroll the page too, and pull the
+    // replayed screen out of view at every step on a narrow window.
+    const list = listRef.current;
+    const row = currentRef.current;
+    if (list && row) keepInView(list, row);
   }, [index]);
 
   const rows = [];
@@ -55,7 +67,7 @@ export function EntryList({ replay, index, onSeek }: EntryListProps) {
   }
 
   return (
-    <section className="replay-entries" aria-label={intl.formatMessage(replayMessages.entries)}>
+    <section ref={listRef} className="replay-entries" aria-label={intl.formatMessage(replayMessages.entries)}>
       <ol start={from + 1}>{rows}</ol>
     </section>
   );

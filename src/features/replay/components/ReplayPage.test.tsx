@@ -30,7 +30,8 @@ const position = () => screen.getByText(/^Entry \d+ of \d+/);
 const indexOfType = (type: string) => ENTRIES.findIndex((e) => e.kind === 'action' && e.action.type === type);
 const ICE_ALERT = ENTRIES.findIndex((e) => e.kind === 'action' && JSON.stringify(e.action.payload ?? null).includes('error.iceError'));
 
-describe('replay viewer', () => {
+// Each test renders the whole app in jsdom: seconds each on a loaded 2-core machine.
+describe('replay viewer', { timeout: 20_000 }, () => {
   afterEach(() => vi.useRealTimers());
 
   it('asks for a file, and says why a file cannot be replayed', async () => {

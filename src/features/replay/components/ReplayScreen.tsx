@@ -6,6 +6,8 @@ import { makeStore, type RootState } from '../../../app/store.ts';
 import { ChatLog } from '../../chat/components/ChatLog.tsx';
 import { InputBar } from '../../input/components/InputBar.tsx';
 import { StatsPanel } from '../../stats/components/StatsPanel.tsx';
+import { CallControls } from '../../voice/components/CallControls.tsx';
+import { HoldToTalkButton } from '../../voice/components/HoldToTalkButton.tsx';
 import { replayMessages } from '../messages.ts';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import './ReplayScreen.css';
@@ -34,7 +36,11 @@ export function ReplayScreen({ state }: { state: unknown }) {
           fallback={(error) => <p className="replay-screen__failed">{intl.formatMessage(SCREEN_FAILED, { reason: error.message })}</p>}
         >
           <Providers store={store}>
-            <App chatLog={<ChatLog />} inputBar={<InputBar />} overlay={<StatsPanel />} />
+            <App
+              chatLog={<ChatLog />}
+              inputBar={<InputBar speakSlot={<HoldToTalkButton />} callSlot={<CallControls />} />}
+              overlay={<StatsPanel />}
+            />
           </Providers>
         </ScreenBoundary>
       </div>

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cleanTakenText,
+  DRAW_LIMITS,
+  isHttpUrl,
+  messageText,
+  partsOfTts,
+  showsThinkingDots,
+  textPreview,
+  toBlocks,
+  type ChatPart,
+} from './model.ts';
+
+const text = (content: string): ChatPart => ({ type: 'text', content });
+const image = (content: string): ChatPart => ({ type: 'image', content });
+
+describe('isHttpUrl', () => {
+  it.each([
+    ['http://127.0.0.1/a.png', true],
+    ['https://example.com/page?x=1', true],
+    ['javascript:alert(1)', false],
+    ['JAVASCRIPT:alert(1)', false],
+    ['data:text/html,<script>alert(1)</script>', false],
+    ['vbscript:msgbox', false],
+    ['/relative/path.png', false],
+    ['', false],
+    [42, false],
+  ])('%s → %s', (value, ok) => {
+    expect(isHttpUrl(value)).toBe(ok);
+  });
+});
+
+describe('partsOfTts', () => {
+  it('turns one frame into parts in protocol order and drops what is not http(s)', () => {
+    expect(
+      partsOfTts({
+        msg_type: 'tts',
+        msg_id: 'r1',
+        text: 'Hello',
+        image_url: 'https://x/a.png',
+        video_url: 'javascript:alert(1)',
+        web_url: 'data:text/html,<b>x</b>',
+        related_qa: ['  where  ', ' '],
+      }),
+    ).toEqual([
+      { type: 'text', content: 'Hello' },
+      { type: 'image', content: 'https://x/a.png' },
+      { type: 'relatedQa', content: [{ content: 'where' }] },
+    ]);
+  });
+
+  it('ignores whitespace-only text', () => {
+    expect(partsOfTts({ msg_type: 'tts', msg_id: 'r1', text: '  \n ' })).toEqual([]);
+  });
+});
+
+describe('toBlocks', () => {
+  it('joins consecutive text parts with a space', () => {
+    expect(toBlocks([text('Our store'), text('is open.'), text('Welcome!')])).toEqual([
+      { kind: 'text', key: 't0', text: 'Our store is open. Welcome!' },
+    ]);
+  });
+
+  it('collects every image of the message into one gallery at the first image, indexed from 1', () => {
+    const blocks = toBlocks([text('Look'), image('http://a/1.png'), text('and'), image('http://a/2.png'), image('http://a/3.png')]);
+    expect(blocks).toEqual([
+      { kind: 'text', key: 't0', text: 'Look' },
+      {
+        kind: 'gallery',
+        key: 'g1',
+        images: [
+          { url: 'http://a/1.png', index: 1 },
+          { url: 'http://a/2.png', index: 2 },
+          { url: 'http://a/3.png', index: 3 },
+        ],
+      },
+      { kind: 'text', key: 't2', text: 'and' },
+    ]);
+  });
+
+  it('keeps videos, web pages, suggestions and dividers in order, videos with their part index', () => {
+    const blocks = toBlocks([
+      { type: 'video', content: 'http://a/v.webm' },
+      { type: 'divider', content: '' },
+      { type: 'webPage', content: 'http://a/p.html' },
+      { type: 'relatedQa', content: [{ content: 'q1' }, { content: 'q2' }] },
+    ]);
+    expect(blocks.map((b) => b.kind)).toEqual(['video', 'divider', 'webPage', 'related']);
+    expect(blocks[0]).toMatchObject({ partIndex: 0 });
+    expect(blocks[3]).toMatchObject({ questions: ['q1', 'q2'] });
+  });
+
+  it('handles 1,000 parts quickly', () => {
+    const parts = Array.from({ length: 1000 }, (_, i) => (i % 2 ? image(`http://a/${i}.png`) : text(`part ${i}`)));
+    const started = performance.now();
+    const blocks = toBlocks(parts);
+    expect(performance.now() - started).toBeLessThan(100);
+    const gallery = blocks.find((b) => b.kind === 'gallery');
+    expect(gallery?.kind === 'gallery' && gallery.images.at(-1)?.index).toBe(500);
+  });
+});
+
+describe('what one message draws at most', () => {
+  it('caps videos, web pages, suggestions (deduplicated) and blocks; the gallery keeps every image', () => {
+    const parts: ChatPart[] = [
+      ...Array.from({ length: 20 }, (_, i): ChatPart => ({ type: 'video', content: `http://a/${i}.webm` })),
+      ...Array.from({ length: 20 }, (_, i): ChatPart => ({ type: 'webPage', content: `http://a/${i}.html` })),
+      { type: 'relatedQa', content: [{ content: 'same' }, { content: 'same' }, { content: 'other' }] },
+      { type: 'relatedQa', content: Array.from({ length: 30 }, (_, i) => ({ content: `q${i}` })) },
+      ...Array.from({ length: 300 }, (_, i): ChatPart => (i % 2 ? image(`http://a/${i}.png`) : { type: 'divider', content: '' })),
+    ];
+    const blocks = toBlocks(parts);
+    const count = (kind: string) => blocks.filter((b) => b.kind === kind).length;
+    expect(count('video')).toBe(DRAW_LIMITS.videos);
+    expect(count('webPage')).toBe(DRAW_LIMITS.webPages);
+    const questions = blocks.flatMap((b) => (b.kind === 'related' ? b.questions : []));
+    expect(questions).toHaveLength(DRAW_LIMITS.suggestions);
+    expect(questions.slice(0, 3)).toEqual(['same', 'other', 'q0']);
+    expect(blocks.length).toBeLessThanOrEqual(DRAW_LIMITS.blocks);
+    const gallery = blocks.find((b) => b.kind === 'gallery');
+    expect(gallery?.kind === 'gallery' && gallery.images).toHaveLength(150);
+  });
+
+  it('a long text previews its beginning without cutting a surrogate pair', () => {
+    expect(textPreview('short', 10)).toBe('short');
+    expect(textPreview('abcdefghijkl', 5)).toBe('abcde\u2026');
+    expect(textPreview('abcd\u{1F600}xyz', 5)).toBe('abcd\u2026');
+  });
+});
+
+describe('thinking dots', () => {
+  it('show for a thinking message with fewer than two parts only', () => {
+    expect(showsThinkingDots({ type: 'thinking', msgArr: [] })).toBe(true);
+    expect(showsThinkingDots({ type: 'thinking', msgArr: [text('a')] })).toBe(true);
+    expect(showsThinkingDots({ type: 'thinking', msgArr: [text('a'), text('b')] })).toBe(false);
+    expect(showsThinkingDots({ type: 'text', msgArr: [] })).toBe(false);
+  });
+});
+
+describe('text taken from a message', () => {
+  it('has its line breaks removed and is trimmed', () => {
+    // Removed, not replaced by a space: the spec's rule, kept exactly.
+    expect(cleanTakenText('  opening\nhours\r\n please \n')).toBe('openinghours please');
+    expect(cleanTakenText('\n\n  ')).toBe('');
+  });
+
+  it('is the message text parts joined like the log shows them', () => {
+    expect(messageText({ msgArr: [text('a'), image('http://x/1.png'), text('b')] })).toBe('a b');
+  });
+});

@@ -1,0 +1,42 @@
+import { useIntl } from 'react-intl';
+import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { callLeft } from '../../input/inputSlice.ts';
+import { voiceMessages } from '../messages.ts';
+import { muteToggled, selectMuted } from '../voiceSlice.ts';
+import { HangUpIcon, MicIcon, MicOffIcon } from './icons.tsx';
+import { VoiceStatus } from './VoiceStatus.tsx';
+import './CallControls.css';
+
+/**
+ * Call mode's bar (spec section 2): mute or unmute the microphone, the voice state,
+ * and hang up, which returns to the mode before the call. The mute button's name says
+ * what pressing it does, so it carries no pressed state of its own.
+ */
+export function CallControls() {
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  const muted = useAppSelector(selectMuted);
+  return (
+    <div className="call-controls" role="group" aria-label={intl.formatMessage(voiceMessages.callControls)}>
+      <button
+        type="button"
+        className={muted ? 'call-controls__round call-controls__round--muted' : 'call-controls__round'}
+        onClick={() => dispatch(muteToggled())}
+        aria-label={intl.formatMessage(muted ? voiceMessages.unmuteMicrophone : voiceMessages.muteMicrophone)}
+      >
+        {muted ? <MicOffIcon /> : <MicIcon />}
+      </button>
+      <div className="call-controls__status">
+        <VoiceStatus />
+      </div>
+      <button
+        type="button"
+        className="call-controls__round call-controls__hangup"
+        onClick={() => dispatch(callLeft())}
+        aria-label={intl.formatMessage(voiceMessages.hangUp)}
+      >
+        <HangUpIcon />
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { createPcmFeed, type PcmSink } from './pcmFeed.ts';
+
+function sink() {
+  const got: number[] = [];
+  const s: PcmSink = { write: (pcm) => got.push(pcm[0]!) };
+  return { s, got };
+}
+const chunk = (n: number) => Int16Array.of(n);
+
+describe('PCM feed', () => {
+  it('holds audio until a recognizer is attached, then passes everything on in order', () => {
+    const feed = createPcmFeed();
+    feed.write(chunk(1));
+    feed.write(chunk(2));
+    const { s, got } = sink();
+    feed.attach(s);
+    feed.write(chunk(3));
+    expect(got).toEqual([1, 2, 3]);
+  });
+
+  it('holds at most the bound, dropping the oldest', () => {
+    const feed = createPcmFeed(2);
+    [1, 2, 3].forEach((n) => feed.write(chunk(n)));
+    const { s, got } = sink();
+    feed.attach(s);
+    expect(got).toEqual([2, 3]);
+  });
+
+  it('drops audio while paused (muted)', () => {
+    const feed = createPcmFeed();
+    const { s, got } = sink();
+    feed.attach(s);
+    feed.setPaused(true);
+    feed.write(chunk(1));
+    feed.setPaused(false);
+    feed.write(chunk(2));
+    expect(got).toEqual([2]);
+  });
+
+  it('a predecessor detaching does not cut off its successor', () => {
+    const feed = createPcmFeed();
+    const old = sink();
+    const next = sink();
+    feed.attach(old.s);
+    feed.attach(next.s);
+    feed.detach(old.s);
+    feed.write(chunk(5));
+    expect(next.got).toEqual([5]);
+    expect(old.got).toEqual([]);
+  });
+
+  it('writes nothing after close', () => {
+    const feed = createPcmFeed();
+    const { s, got } = sink();
+    feed.attach(s);
+    feed.close();
+    feed.write(chunk(1));
+    feed.attach(s);
+    expect(got).toEqual([]);
+  });
+});

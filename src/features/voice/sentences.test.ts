@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { initialSentenceState, joinPhrases, stepSentences, type SentenceEvent, type SentenceOutput } from './sentences.ts';
+
+const WAIT = 1500;
+
+/** Runs events (with the time each happens at) and returns every output in order. */
+function run(events: [number, SentenceEvent][]): SentenceOutput[] {
+  let state = initialSentenceState;
+  const outputs: SentenceOutput[] = [];
+  for (const [now, event] of events) {
+    const result = stepSentences(state, event, now, WAIT);
+    state = result.state;
+    outputs.push(...result.outputs);
+  }
+  return outputs;
+}
+
+describe('call sentences', () => {
+  it('a sentence starting interrupts; one start per sentence however often the VAD repeats it', () => {
+    expect(run([[0, { type: 'speechStart', msgId: 'a' }], [10, { type: 'speechStart', msgId: 'b' }]])).toEqual([
+      { type: 'interrupt', msgId: 'a' },
+    ]);
+  });
+
+  it('waits after the VAD end for the final phrase that is owed', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [900, { type: 'recognizing', text: 'where is' }],
+      [2000, { type: 'speechEnd' }],
+      [2600, { type: 'recognized', text: 'where is the nearest store' }],
+    ]);
+    expect(outputs).toEqual([
+      { type: 'interrupt', msgId: 'a' },
+      { type: 'partial', msgId: 'a', text: 'where is' },
+      { type: 'complete', msgId: 'a', phrases: ['where is the nearest store'] },
+    ]);
+  });
+
+  it('sends at once when the phrase came before the VAD end and nothing else is pending', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'recognized', text: 'hello' }],
+      [1200, { type: 'speechEnd' }],
+    ]);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['hello'] });
+  });
+
+  it('still waits when words after the last phrase are pending, and joins both phrases', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'recognized', text: 'hello' }],
+      [1500, { type: 'recognizing', text: 'where' }],
+      [2000, { type: 'speechEnd' }],
+      [2500, { type: 'recognized', text: 'where is the store' }],
+    ]);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['hello', 'where is the store'] });
+  });
+
+  it('gives up after the wait; a phrase after that, with no sentence open, is stray', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1000 + WAIT - 1, { type: 'tick' }],
+      [1000 + WAIT, { type: 'tick' }],
+      [1000 + WAIT + 10, { type: 'recognized', text: 'late' }],
+    ]);
+    expect(outputs.slice(1)).toEqual([
+      { type: 'discarded', msgId: 'a', reason: 'nothing recognized' },
+      { type: 'stray', text: 'late' },
+    ]);
+  });
+
+  it('a misfire never waits and is discarded without words', () => {
+    expect(run([[0, { type: 'speechStart', msgId: 'a' }], [300, { type: 'misfire' }]]).at(-1)).toEqual({
+      type: 'discarded',
+      msgId: 'a',
+      reason: 'misfire',
+    });
+  });
+
+  it('the final of a waiting sentence goes to it even when the next sentence has started', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1500, { type: 'speechStart', msgId: 'b' }],
+      [1700, { type: 'recognized', text: 'first' }],
+      [2500, { type: 'recognized', text: 'second' }],
+      [2600, { type: 'speechEnd' }],
+    ]);
+    expect(outputs.filter((o) => o.type === 'complete')).toEqual([
+      { type: 'complete', msgId: 'a', phrases: ['first'] },
+      { type: 'complete', msgId: 'b', phrases: ['second'] },
+    ]);
+  });
+
+  it('flush sends what has words and drops what has none', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [100, { type: 'recognized', text: 'kept' }],
+      [200, { type: 'flush' }],
+      [300, { type: 'speechStart', msgId: 'b' }],
+      [400, { type: 'flush' }],
+    ]);
+    expect(outputs.filter((o) => o.type !== 'interrupt')).toEqual([
+      { type: 'complete', msgId: 'a', phrases: ['kept'] },
+      { type: 'discarded', msgId: 'b', reason: 'nothing recognized' },
+    ]);
+  });
+});
+
+describe('joinPhrases', () => {
+  it('joins with spaces in spaced languages and without in Chinese and Japanese', () => {
+    expect(joinPhrases([' where is ', 'the store', ''], 'en')).toBe('where is the store');
+    expect(joinPhrases(['안녕하세요', '매장'], 'kor')).toBe('안녕하세요 매장');
+    expect(joinPhrases(['你好。', '门店在哪里？'], 'zh')).toBe('你好。门店在哪里？');
+    expect(joinPhrases(['こんにちは', '店'], 'jp')).toBe('こんにちは店');
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The voice pipeline's and the recognizer's events as one saga channel. Only the
+ * low-rate events come through here (speech started/ended, words recognized,
+ * failures); PCM goes pipeline → recognizer directly (features/voice/pcmFeed.ts).
+ */
+import { buffers, eventChannel, type EventChannel } from 'redux-saga';
+import type { Recognizer } from '../../services/speechRecognizer.ts';
+import type { MicErrorKind, VoicePipelineOptions } from '../../services/voicePipeline.ts';
+
+export type VoiceEvent =
+  | { type: 'speechStart' }
+  | { type: 'speechEnd' }
+  | { type: 'misfire' }
+  /** The microphone went away or voice detection broke. */
+  | { type: 'micError'; kind: MicErrorKind; message: string }
+  /** `recognizer` tells a restarted recognizer's events from its predecessor's. */
+  | { type: 'recognizing'; text: string; recognizer: number }
+  | { type: 'recognized'; text: string; recognizer: number }
+  | { type: 'recognizerFailed'; details: string; recognizer: number };
+
+export interface VoiceEvents {
+  readonly channel: EventChannel<VoiceEvent>;
+  /** The pipeline options that report into the channel. */
+  readonly pipelineCallbacks: Pick<VoicePipelineOptions, 'onSpeechStart' | 'onSpeechEnd' | 'onMisfire' | 'onError'>;
+  /** Reports `recognizer`'s words and failures, tagged with `id`; returns the unsubscribe. */
+  listen(recognizer: Recognizer, id: number): () => void;
+  /** Reports a failure found outside the pipeline and the recognizer (e.g. a recognizer that could not start). */
+  emit(event: VoiceEvent): void;
+  close(): void;
+}
+
+/**
+ * A sliding buffer: a few events a second at most, so 256 are never reached unless
+ * the saga is stuck — and then the newest events are the ones worth keeping.
+ */
+const BUFFER_SIZE = 256;
+
+export function createVoiceEvents(): VoiceEvents {
+  let emit: (event: VoiceEvent) => void = () => {};
+  const channel = eventChannel<VoiceEvent>((emitter) => {
+    emit = emitter;
+    return () => {
+      emit = () => {};
+    };
+  }, buffers.sliding(BUFFER_SIZE));
+
+  return {
+    channel,
+    pipelineCallbacks: {
+      onSpeechStart: () => emit({ type: 'speechStart' }),
+      onSpeechEnd: () => emit({ type: 'speechEnd' }),
+      onMisfire: () => emit({ type: 'misfire' }),
+      onError: (error) => emit({ type: 'micError', kind: error.kind, message: error.message }),
+    },
+    listen(recognizer, id) {
+      const offs = [
+        recognizer.on('recognizing', (text) => emit({ type: 'recognizing', text, recognizer: id })),
+        recognizer.on('recognized', (text) => emit({ type: 'recognized', text, recognizer: id })),
+        recognizer.on('canceled', (reason, details) => {
+          // endOfStream is the normal end of a push stream we closed ourselves.
+          if (reason === 'error') emit({ type: 'recognizerFailed', details, recognizer: id });
+        }),
+      ];
+      return () => offs.forEach((off) => off());
+    },
+    emit: (event) => emit(event),
+    close: () => channel.close(),
+  };
+}

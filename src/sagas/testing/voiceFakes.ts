@@ -1,0 +1,160 @@
+/**
+ * A fake voice service for saga tests: pipelines and recognizers whose events the
+ * test fires ("the microphone side"), recording what the sagas ask of them and
+ * whether everything they opened was released.
+ */
+import { vi } from 'vitest';
+import type { Recognizer, RecognizerEventMap } from '../../services/speechRecognizer.ts';
+import type { VoiceRecognizerConfig, VoiceService } from '../../services/voice.ts';
+import {
+  VoicePipelineError,
+  type MicErrorKind,
+  type VoicePipeline,
+  type VoicePipelineOptions,
+} from '../../services/voicePipeline.ts';
+import type { VadThresholds } from '../../workers/vad/frameProcessor.ts';
+
+export class FakePipeline implements VoicePipeline {
+  readonly sampleRate = 48_000;
+  muted = false;
+  stopped = false;
+  readonly thresholds: Partial<VadThresholds>[] = [];
+  readonly mute = vi.fn((muted: boolean) => {
+    this.muted = muted;
+    return Promise.resolve();
+  });
+  readonly setThresholds = vi.fn((thresholds: Partial<VadThresholds>) => {
+    this.thresholds.push(thresholds);
+    return Promise.resolve();
+  });
+  readonly stop = vi.fn(() => {
+    this.stopped = true;
+    return Promise.resolve();
+  }) as unknown as VoicePipeline['stop'] & ReturnType<typeof vi.fn>;
+
+  constructor(readonly options: VoicePipelineOptions) {}
+
+  speechStart(): void {
+    this.options.onSpeechStart?.({ frame: 0 });
+  }
+  speechEnd(): void {
+    const bounds = { startFrame: 0, endFrame: 9, speechFrames: 6 };
+    this.options.onSpeechEnd?.({ type: 'speechEnd', ...bounds, audio: new Float32Array(0), audioStartFrame: 0 });
+  }
+  misfire(): void {
+    this.options.onMisfire?.({ type: 'misfire', startFrame: 0, endFrame: 3, speechFrames: 2 });
+  }
+  /** Microphone audio: `chunks` PCM chunks of 96 ms. */
+  pcm(chunks = 1): void {
+    for (let i = 0; i < chunks; i += 1) this.options.onPcm16?.(new Int16Array(1536));
+  }
+  fail(kind: MicErrorKind = 'unavailable'): void {
+    this.options.onError?.(new VoicePipelineError(kind, 'the microphone track ended'));
+  }
+}
+
+type Listeners = { [K in keyof RecognizerEventMap]: Set<RecognizerEventMap[K]> };
+
+export class FakeRecognizer implements Recognizer {
+  readonly locale: string;
+  /** PCM chunks written. */
+  writes = 0;
+  readonly stops: { drainMs?: number }[] = [];
+  /** Said as the last phrase when stopped with a drain (the end of the audio finalises it). */
+  finalOnDrain: string | null = null;
+  private readonly listeners: Listeners = {
+    recognizing: new Set(),
+    recognized: new Set(),
+    canceled: new Set(),
+    sessionStopped: new Set(),
+  };
+  readonly start = vi.fn(() => Promise.resolve());
+  readonly write = vi.fn(() => {
+    this.writes += 1;
+  });
+  readonly stop = vi.fn((options?: { drainMs?: number }) => {
+    this.stops.push(options ?? {});
+    if (options?.drainMs && this.finalOnDrain !== null) this.final(this.finalOnDrain);
+    return Promise.resolve();
+  });
+
+  constructor(readonly config: VoiceRecognizerConfig) {
+    this.locale = config.lang;
+  }
+
+  on<K extends keyof RecognizerEventMap>(type: K, listener: RecognizerEventMap[K]): () => void {
+    const set = this.listeners[type] as Set<RecognizerEventMap[K]>;
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+  get stopped(): boolean {
+    return this.stops.length > 0;
+  }
+  listenerCount(): number {
+    return Object.values(this.listeners).reduce((n, set) => n + set.size, 0);
+  }
+  partial(text: string): void {
+    this.listeners.recognizing.forEach((l) => l(text));
+  }
+  final(text: string): void {
+    this.listeners.recognized.forEach((l) => l(text));
+  }
+  fail(details = 'connection lost'): void {
+    this.listeners.canceled.forEach((l) => l('error', details));
+  }
+}
+
+export type PipelinePlan = 'ok' | 'manual' | MicErrorKind;
+export type RecognizerPlan = 'ok' | 'manual' | 'configError';
+
+export function createFakeVoice() {
+  const pipelines: FakePipeline[] = [];
+  const recognizers: FakeRecognizer[] = [];
+  const plan = { pipeline: 'ok' as PipelinePlan, recognizer: 'ok' as RecognizerPlan };
+  const waiting = { pipelines: [] as (() => void)[], recognizers: [] as (() => void)[] };
+
+  const startPipeline = vi.fn((options: VoicePipelineOptions): Promise<VoicePipeline> => {
+    const kind = plan.pipeline;
+    if (kind === 'denied' || kind === 'unavailable' || kind === 'failed') {
+      return Promise.reject(new VoicePipelineError(kind, `microphone: ${kind}`));
+    }
+    const pipeline = new FakePipeline(options);
+    pipelines.push(pipeline);
+    if (kind === 'ok') return Promise.resolve(pipeline);
+    return new Promise((resolve, reject) => {
+      // Like the real one: an abort while starting releases what was made and rejects.
+      options.signal?.addEventListener('abort', () => {
+        pipeline.stopped = true;
+        reject(new DOMException('aborted', 'AbortError'));
+      });
+      waiting.pipelines.push(() => resolve(pipeline));
+    });
+  });
+
+  const createRecognizer = vi.fn((config: VoiceRecognizerConfig): Promise<Recognizer> => {
+    if (plan.recognizer === 'configError') return Promise.reject(new Error('speech key is missing'));
+    const recognizer = new FakeRecognizer(config);
+    recognizers.push(recognizer);
+    if (plan.recognizer === 'ok') return Promise.resolve(recognizer);
+    return new Promise((resolve) => waiting.recognizers.push(() => resolve(recognizer)));
+  });
+
+  const service: VoiceService = { startPipeline, createRecognizer, prefetch: vi.fn(() => Promise.resolve()) };
+
+  return {
+    service,
+    startPipeline,
+    createRecognizer,
+    prefetch: service.prefetch as ReturnType<typeof vi.fn>,
+    pipelines,
+    recognizers,
+    plan,
+    pipeline: () => pipelines.at(-1)!,
+    recognizer: () => recognizers.at(-1)!,
+    /** Finishes the oldest start left waiting by the 'manual' plan. */
+    resolvePipeline: () => waiting.pipelines.shift()?.(),
+    resolveRecognizer: () => waiting.recognizers.shift()?.(),
+  };
+}
+
+export type FakeVoice = ReturnType<typeof createFakeVoice>;

@@ -1,0 +1,239 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { callLeft, callRequested, modeSwitched } from '../features/input/inputSlice.ts';
+import { langChosen } from '../features/locale/localeSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { endRequested } from '../features/session/sessionSlice.ts';
+import { muteToggled } from '../features/voice/voiceSlice.ts';
+import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
+import {
+  AVATAR_SPEAKING_POSITIVE_THRESHOLD,
+  LANG_CHANGE_SILENCE_MS,
+  MAX_RECOGNIZER_RESTARTS,
+  SENTENCE_FINAL_WAIT_MS,
+} from './voiceConversation.ts';
+
+let h: VoiceHarness;
+
+beforeEach(async () => {
+  vi.useFakeTimers();
+  h = await liveVoiceHarness();
+});
+
+afterEach(() => {
+  h.task.cancel();
+  vi.useRealTimers();
+});
+
+const voice = () => h.voice;
+const input = () => h.state().input;
+
+async function startCall() {
+  h.dispatch(callRequested());
+  await h.flush();
+  expect(input().mode).toBe('call');
+}
+
+describe('call mode: entering', () => {
+  it('opens the microphone inside the Start call tap, enters call mode, and recognizes with 1000 ms silence', async () => {
+    h.dispatch(modeSwitched('speak'));
+    h.dispatch(callRequested());
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.call).toBe('entering');
+    await h.flush();
+    expect(input()).toMatchObject({ mode: 'call', previousMode: 'speak' });
+    expect(h.state().voice).toMatchObject({ call: 'active', micDenied: false });
+    expect(voice().createRecognizer).toHaveBeenCalledWith({ lang: 'en', key: 'k', region: 'r', segmentationSilenceMs: 1000 });
+    voice().pipeline().pcm(2);
+    expect(voice().recognizer().writes).toBe(2);
+  });
+
+  it('a denied microphone: the alert says how to allow it, recording is disabled, the mode stays', async () => {
+    voice().plan.pipeline = 'denied';
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.micPermissionDisabled.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(h.state().voice).toMatchObject({ call: 'off', micDenied: true });
+    expect(voice().createRecognizer).not.toHaveBeenCalled();
+  });
+
+  it('a missing microphone: the media-access alert, no call', async () => {
+    voice().plan.pipeline = 'unavailable';
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.mediaAccessFailed.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(h.state().voice.micDenied).toBe(false);
+  });
+
+  it('recognition that cannot start ends the call with the asr配置失败 alert and releases the microphone', async () => {
+    voice().plan.recognizer = 'configError';
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(voice().pipeline().stopped).toBe(true);
+  });
+});
+
+describe('call mode: an account without speech settings', () => {
+  it('shows the asr配置失败 alert and stays out of call mode without touching the microphone', async () => {
+    h.task.cancel();
+    h = await liveVoiceHarness({ asr: false });
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(h.voice.startPipeline).not.toHaveBeenCalled();
+  });
+});
+
+describe('call mode: sentences', () => {
+  it('speech starting interrupts the avatar', async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    voice().pipeline().speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(h.state().chat.messages[0]).toMatchObject({ key: 'ai:r-1', status: 'interrupted' });
+    expect(h.state().voice.hearing).toBe(true);
+  });
+
+  it('speech ending sends the final phrase that follows it as the visitor message, through asr_end and nlpmsg', async () => {
+    await startCall();
+    const recognizer = voice().recognizer();
+    voice().pipeline().speechStart();
+    recognizer.partial('what are');
+    voice().pipeline().speechEnd();
+    await h.advance(SENTENCE_FINAL_WAIT_MS - 500);
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'what are', end_point: false })]);
+    recognizer.final('what are your opening hours');
+    await h.flush();
+    const text = 'what are your opening hours';
+    expect(h.sentOf('message_text', 'asrcallback').at(-1)).toMatchObject({ text, end_point: true, data: { msg_id: 'v-1' } });
+    expect(h.state().chat.messages).toEqual([expect.objectContaining({ key: 'me:v-1', fromMe: true })]);
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1', text });
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text, data: { msg_id: 'v-1', lang: 'en' } })]);
+  });
+
+  it('a phrase the recognizer finished before speech ended is sent at once', async () => {
+    await startCall();
+    voice().pipeline().speechStart();
+    voice().recognizer().final('tell me about the discount');
+    voice().pipeline().speechEnd();
+    await h.flush();
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'tell me about the discount', end_point: true })]);
+  });
+
+  it('a sentence whose final phrase never comes is dropped after the wait, and a later phrase is not sent', async () => {
+    await startCall();
+    voice().pipeline().speechStart();
+    voice().pipeline().speechEnd();
+    await h.advance(SENTENCE_FINAL_WAIT_MS);
+    voice().recognizer().final('the avatar talking');
+    await h.flush();
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(h.state().chat.messages).toEqual([]);
+  });
+
+  it('two questions become two visitor messages', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    for (const text of ['where is the nearest store', 'what are your opening hours']) {
+      pipeline.speechStart();
+      pipeline.speechEnd();
+      voice().recognizer().final(text);
+      await h.flush();
+      await h.advance(2000);
+    }
+    expect(h.state().chat.messages.map((m) => [m.key, m.msgArr[0]?.content])).toEqual([
+      ['me:v-1', 'where is the nearest store'],
+      ['me:v-2', 'what are your opening hours'],
+    ]);
+  });
+});
+
+describe('call mode: controls', () => {
+  it('mute pauses voice detection and stops feeding the recognizer; unmute resumes both', async () => {
+    await startCall();
+    h.dispatch(muteToggled());
+    await h.flush();
+    expect(voice().pipeline().mute).toHaveBeenLastCalledWith(true);
+    expect(h.state().voice).toMatchObject({ muted: true });
+    voice().pipeline().pcm(3);
+    expect(voice().recognizer().writes).toBe(0);
+
+    h.dispatch(muteToggled());
+    await h.flush();
+    expect(voice().pipeline().mute).toHaveBeenLastCalledWith(false);
+    voice().pipeline().pcm(1);
+    expect(voice().recognizer().writes).toBe(1);
+  });
+
+  it('hang up returns to the previous mode and releases the microphone and the recognizer', async () => {
+    h.dispatch(modeSwitched('speak'));
+    await startCall();
+    h.dispatch(callLeft());
+    await h.flush();
+    expect(input().mode).toBe('speak');
+    expect(h.state().voice.call).toBe('off');
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    expect(voice().recognizer().listenerCount()).toBe(0);
+  });
+
+  it('ten calls in a row leave nothing open', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      await startCall();
+      h.dispatch(callLeft());
+      await h.flush();
+    }
+    expect(voice().pipelines).toHaveLength(10);
+    expect(voice().pipelines.every((p) => p.stopped)).toBe(true);
+    expect(voice().recognizers.every((r) => r.stopped && r.listenerCount() === 0)).toBe(true);
+  });
+
+  it('the session ending during a call releases everything', async () => {
+    await startCall();
+    h.dispatch(endRequested());
+    await h.flush();
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    expect(input().mode).not.toBe('call');
+  });
+
+  it('a language change restarts recognition with the new locale and 500 ms silence', async () => {
+    await startCall();
+    const first = voice().recognizer();
+    h.dispatch(langChosen('jp'));
+    await h.flush();
+    expect(first.stopped).toBe(true);
+    expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ lang: 'jp', segmentationSilenceMs: LANG_CHANGE_SILENCE_MS }));
+    voice().pipeline().pcm(1);
+    expect(voice().recognizer().writes).toBe(1);
+    expect(first.writes).toBe(0);
+  });
+
+  it('raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
+    expect(voice().pipeline().thresholds).toEqual([{ positiveSpeechThreshold: AVATAR_SPEAKING_POSITIVE_THRESHOLD }]);
+    await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-3' });
+    expect(voice().pipeline().thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9 });
+  });
+
+  it('a failing recognizer is restarted; one failure too many ends the call with the alert', async () => {
+    await startCall();
+    for (let i = 0; i < MAX_RECOGNIZER_RESTARTS; i += 1) {
+      voice().recognizer().fail();
+      await h.flush();
+    }
+    expect(voice().recognizers).toHaveLength(MAX_RECOGNIZER_RESTARTS + 1);
+    expect(input().mode).toBe('call');
+    voice().recognizer().fail();
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(voice().pipeline().stopped).toBe(true);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Call mode, hands-free (spec sections 4, 5 and 9): Start call checks the account's
+ * speech settings, opens the microphone, and enters call mode; the conversation
+ * (voiceConversation.ts) runs until Hang up, a failure, or the end of the session.
+ * However it ends, the microphone, the AudioContext, the worklet, the VAD worker and
+ * the recognizer are released.
+ *
+ * User gesture: between the Start call tap and getUserMedia/AudioContext there is no
+ * asynchronous step (select and put run synchronously inside the dispatch), so they are
+ * created in the tap's call stack, which iOS Safari needs to let audio start.
+ */
+import type { Action } from '@reduxjs/toolkit';
+import { call, put, race, select, take } from 'typed-redux-saga';
+import { selectAccountInfo } from '../features/account/accountSlice.ts';
+import { callEntered, callLeft, callRequested, selectInputMode } from '../features/input/inputSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { alertShown } from '../features/notices/noticesSlice.ts';
+import { selectSessionStatus, sessionEnded, sessionEnding } from '../features/session/sessionSlice.ts';
+import { createPcmFeed } from '../features/voice/pcmFeed.ts';
+import {
+  callStartFailed,
+  callStarting,
+  micAccessFailed,
+  micAccessGranted,
+  selectAvatarActivity,
+} from '../features/voice/voiceSlice.ts';
+import { createLogger } from '../services/logger.ts';
+import type { VoicePipeline } from '../services/voicePipeline.ts';
+import { createVoiceEvents } from './channels/voiceChannel.ts';
+import { services } from './context.ts';
+import { converse, thresholdsFor } from './voiceConversation.ts';
+import { createVoiceScope, micFailureNotice, micFailureOf } from './voiceResources.ts';
+
+const log = createLogger('voice');
+
+const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
+
+function* runCall() {
+  const { voice } = yield* services();
+  const asr = (yield* select(selectAccountInfo))?.asr;
+  if (!asr) {
+    // Spec section 5: recognition needs the key and region of the account's AsrList.
+    log.warn('call refused: the account has no speech settings');
+    yield* put(alertShown({ id: catalogue.asrConfigFailed.id }));
+    return;
+  }
+  const avatarSpeaking = (yield* select(selectAvatarActivity)) === 'speaking';
+  yield* put(callStarting());
+
+  const scope = createVoiceScope(log);
+  const events = createVoiceEvents();
+  const feed = createPcmFeed();
+  let entered = false;
+  try {
+    let pipeline: VoicePipeline;
+    try {
+      const starting = voice.startPipeline({
+        ...events.pipelineCallbacks,
+        onPcm16: feed.write,
+        signal: scope.signal,
+        // Joining while the avatar talks: start deaf to it (see voiceConversation.ts).
+        ...(avatarSpeaking ? { vadOptions: { thresholds: thresholdsFor(true) } } : {}),
+      });
+      pipeline = yield* call(() => scope.own(starting, (p) => p.stop()));
+    } catch (error) {
+      const kind = micFailureOf(error);
+      log.warn('call refused: no microphone', { kind, error: String(error) });
+      yield* put(micAccessFailed(kind));
+      yield* put(alertShown(micFailureNotice(kind)));
+      return;
+    }
+    yield* put(micAccessGranted());
+    yield* put(callEntered());
+    entered = true;
+    log.info('call started');
+    yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking });
+  } finally {
+    scope.close();
+    events.close();
+    feed.close();
+    if (!entered) yield* put(callStartFailed());
+    // Ended by a failure (not by Hang up): leave call mode too.
+    else if ((yield* select(selectInputMode)) === 'call') yield* put(callLeft());
+    log.info('call ended');
+  }
+}
+
+export function* callWatcher() {
+  for (;;) {
+    yield* take(callRequested.match);
+    if ((yield* select(selectSessionStatus)) !== 'live' || (yield* select(selectInputMode)) === 'call') continue;
+    yield* race({ call: call(runCall), over: take(isSessionOver) });
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The hands-free conversation of a call: recognition runs continuously, voice
+ * detection (VAD) cuts it into sentences (features/voice/sentences.ts), and every
+ * complete sentence becomes the visitor's message (voiceTurn.ts).
+ *
+ * - A sentence starting interrupts the avatar (break).
+ * - Mute pauses the VAD and stops feeding the recognizer.
+ * - A language change restarts the recognizer with the new locale and a 500 ms
+ *   segmentation silence (1000 ms at call start), spec section 9.
+ * - Anti-barge-in: echo cancellation keeps most of the avatar's voice out of the
+ *   microphone; what leaks through is quieter and less speech-like than the visitor,
+ *   so while the avatar speaks (nlp_running until nlp_end or a break) the VAD's
+ *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak,
+ *   but phrases outside a VAD sentence are never sent.
+ * - A recognizer that fails is restarted twice; after that the call ends with the
+ *   speech-settings alert.
+ */
+import type { Action } from '@reduxjs/toolkit';
+import { call, delay, put, race, select, take } from 'typed-redux-saga';
+import { callLeft } from '../features/input/inputSlice.ts';
+import { langChosen, selectLang, type Lang } from '../features/locale/localeSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
+import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
+import type { PcmFeed } from '../features/voice/pcmFeed.ts';
+import {
+  initialSentenceState,
+  joinPhrases,
+  stepSentences,
+  type SentenceEvent,
+  type SentenceOutput,
+} from '../features/voice/sentences.ts';
+import {
+  muteToggled,
+  partialRecognized,
+  selectAvatarActivity,
+  selectMuted,
+  sentenceRecognized,
+  vadSpeechEnded,
+  vadSpeechStarted,
+} from '../features/voice/voiceSlice.ts';
+import type { AccountInfo } from '../features/account/accountSlice.ts';
+import { createLogger } from '../services/logger.ts';
+import type { VoiceService } from '../services/voice.ts';
+import type { VoicePipeline } from '../services/voicePipeline.ts';
+import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
+import type { VoiceEvents } from './channels/voiceChannel.ts';
+import { services } from './context.ts';
+import { createRecognizerSlot, never, settle, type RecognizerHandle, type VoiceScope } from './voiceResources.ts';
+
+const log = createLogger('voice');
+
+export const CALL_START_SILENCE_MS = 1000;
+export const LANG_CHANGE_SILENCE_MS = 500;
+/** How long a sentence the VAD has ended waits for the recognizer's final phrase. */
+export const SENTENCE_FINAL_WAIT_MS = 1500;
+/** The VAD's positive threshold while the avatar speaks (0.9 otherwise). */
+export const AVATAR_SPEAKING_POSITIVE_THRESHOLD = 0.97;
+export const MAX_RECOGNIZER_RESTARTS = 2;
+
+export function thresholdsFor(avatarSpeaking: boolean): Partial<VadThresholds> {
+  return {
+    positiveSpeechThreshold: avatarSpeaking
+      ? AVATAR_SPEAKING_POSITIVE_THRESHOLD
+      : DEFAULT_FRAME_PROCESSOR_OPTIONS.positiveSpeechThreshold,
+  };
+}
+
+export interface ConversationContext {
+  voice: VoiceService;
+  pipeline: VoicePipeline;
+  events: VoiceEvents;
+  feed: PcmFeed;
+  scope: VoiceScope;
+  asr: NonNullable<AccountInfo['asr']>;
+  /** Whether the pipeline was started with the raised threshold. */
+  avatarSpeaking: boolean;
+}
+
+const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end'];
+/** Actions that may change whether the avatar speaks (voiceSlice derives it). */
+const isAvatarChange = (a: Action) =>
+  (messageReceived.match(a) && a.payload.msg_type === 'command' && AVATAR_COMMANDS.includes(a.payload.command)) ||
+  (sendRequested.match(a) && a.payload.type === 'break');
+
+function* act(outputs: SentenceOutput[], lang: Lang) {
+  for (const output of outputs) {
+    switch (output.type) {
+      case 'interrupt':
+        yield* put(sendRequested({ type: 'break' }));
+        break;
+      case 'partial':
+        yield* put(partialRecognized({ msgId: output.msgId, text: output.text }));
+        break;
+      case 'complete':
+        yield* put(sentenceRecognized({ msgId: output.msgId, text: joinPhrases(output.phrases, lang) }));
+        break;
+      case 'discarded':
+        log.debug('sentence without words', { reason: output.reason });
+        break;
+      case 'stray':
+        log.info('a phrase heard outside any sentence was not sent');
+        break;
+    }
+  }
+}
+
+/** Raises or restores the VAD threshold when the avatar starts or stops speaking; returns the new state. */
+function* syncThreshold(pipeline: VoicePipeline, raised: boolean) {
+  const speaking = (yield* select(selectAvatarActivity)) === 'speaking';
+  if (speaking === raised) return raised;
+  try {
+    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(speaking));
+  } catch (error) {
+    log.warn('could not change the VAD threshold', String(error));
+  }
+  return speaking;
+}
+
+export function* converse(ctx: ConversationContext) {
+  const { platform } = yield* services();
+  const { voice, pipeline, events, feed, scope, asr } = ctx;
+  let lang = yield* select(selectLang);
+  let restarts = 0;
+  let sentences = initialSentenceState;
+  let raised = ctx.avatarSpeaking;
+  const recognizers = createRecognizerSlot(voice, scope, { events, feed });
+  const open = (segmentationSilenceMs: number) =>
+    recognizers.open({ lang, key: asr.appKey, region: asr.region, segmentationSilenceMs });
+  const outputs: SentenceOutput[] = [];
+  const step = (event: SentenceEvent) => {
+    const result = stepSentences(sentences, event, Date.now(), SENTENCE_FINAL_WAIT_MS);
+    sentences = result.state;
+    outputs.push(...result.outputs);
+  };
+  const fail = function* (message: NoticeMessage) {
+    step({ type: 'flush' });
+    yield* act(outputs.splice(0), lang);
+    yield* put(alertShown(message));
+  };
+
+  // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
+  let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
+  for (;;) {
+    const deadline = sentences.closing?.deadline;
+    const wake = yield* race({
+      event: take(events.channel),
+      left: take(callLeft.match),
+      mute: take(muteToggled.match),
+      lang: take(langChosen.match),
+      avatar: take(isAvatarChange),
+      tick: deadline !== undefined ? delay(Math.max(0, deadline - Date.now())) : call(never),
+      ready: call(settle, pending ?? never()),
+    });
+
+    if (wake.left) {
+      // Hung up: what is complete still goes; recognition stops with the scope.
+      step({ type: 'flush' });
+      yield* act(outputs.splice(0), lang);
+      return;
+    }
+    if (wake.ready) {
+      pending = null;
+      if (wake.ready.error !== undefined) {
+        log.warn('recognition could not start', String(wake.ready.error));
+        yield* fail({ id: catalogue.asrConfigFailed.id });
+        return;
+      }
+    }
+    if (wake.tick) step({ type: 'tick' });
+    const event = wake.event;
+    if (event?.type === 'speechStart') {
+      step({ type: 'speechStart', msgId: platform.randomUUID() });
+      yield* put(vadSpeechStarted());
+    } else if (event?.type === 'speechEnd' || event?.type === 'misfire') {
+      step({ type: event.type });
+      yield* put(vadSpeechEnded());
+    } else if ((event?.type === 'recognizing' || event?.type === 'recognized') && event.recognizer === recognizers.id) {
+      step({ type: event.type, text: event.text });
+    } else if (event?.type === 'micError') {
+      log.warn('the microphone failed during the call', event);
+      yield* fail({ id: catalogue.mediaAccessFailed.id });
+      return;
+    } else if (event?.type === 'recognizerFailed' && event.recognizer === recognizers.id) {
+      log.warn('recognition failed during the call', { details: event.details, restarts });
+      if (restarts >= MAX_RECOGNIZER_RESTARTS) {
+        yield* fail({ id: catalogue.asrConfigFailed.id });
+        return;
+      }
+      restarts += 1;
+      step({ type: 'flush' });
+      pending = open(CALL_START_SILENCE_MS);
+    }
+    if (wake.mute) {
+      const muted = yield* select(selectMuted);
+      feed.setPaused(muted);
+      if (muted) {
+        step({ type: 'flush' });
+        yield* put(vadSpeechEnded());
+      }
+      try {
+        yield* call([pipeline, pipeline.mute], muted);
+      } catch (error) {
+        log.warn('mute failed', String(error));
+      }
+    }
+    if (wake.lang && wake.lang.payload !== lang) {
+      step({ type: 'flush' });
+      yield* act(outputs.splice(0), lang);
+      lang = wake.lang.payload;
+      pending = open(LANG_CHANGE_SILENCE_MS);
+    }
+    yield* act(outputs.splice(0), lang);
+    raised = yield* call(syncThreshold, pipeline, raised);
+  }
+}

@@ -1,0 +1,189 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { modeSwitched } from '../features/input/inputSlice.ts';
+import { catalogue } from '../features/notices/messages.ts';
+import { endRequested } from '../features/session/sessionSlice.ts';
+import { holdAborted, holdPressed, holdReleased, holdSlid } from '../features/voice/voiceSlice.ts';
+import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
+import { HOLD_DRAIN_MS, PRESS_DEBOUNCE_MS } from './voiceHold.ts';
+
+let h: VoiceHarness;
+
+beforeEach(async () => {
+  vi.useFakeTimers();
+  h = await liveVoiceHarness();
+  h.dispatch(modeSwitched('speak'));
+});
+
+afterEach(() => {
+  h.task.cancel();
+  vi.useRealTimers();
+});
+
+const voice = () => h.voice;
+const chat = () => h.state().chat.messages;
+
+/** Press, let the microphone and the recognizer start. */
+async function press() {
+  h.dispatch(holdPressed());
+  await h.flush();
+}
+
+async function release() {
+  h.dispatch(holdReleased());
+  await h.flush();
+}
+
+describe('hold to talk: pressing', () => {
+  it('interrupts the avatar and opens the microphone within the press itself, then starts recognition', async () => {
+    await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    h.dispatch(holdPressed());
+    // No await in between: getUserMedia and the AudioContext start inside the gesture.
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.hold).toBe('recording');
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(voice().createRecognizer).toHaveBeenCalledWith({ lang: 'en', key: 'k', region: 'r', segmentationSilenceMs: 1000 });
+    expect(voice().recognizer().start).toHaveBeenCalled();
+    expect(h.state().voice.avatar).toBe('idle');
+  });
+
+  it('keeps the audio heard before the recognizer connected and gives it to the recognizer', async () => {
+    voice().plan.recognizer = 'manual';
+    await press();
+    voice().pipeline().pcm(3);
+    voice().resolveRecognizer();
+    await h.flush();
+    voice().pipeline().pcm(1);
+    expect(voice().recognizer().writes).toBe(4);
+  });
+
+  it('ignores a press within 300 ms of the last hold, and takes one after that', async () => {
+    await press();
+    await release();
+    h.dispatch(holdPressed());
+    await h.flush();
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.hold).toBe('idle');
+    await release();
+
+    await h.advance(PRESS_DEBOUNCE_MS);
+    await press();
+    expect(voice().startPipeline).toHaveBeenCalledTimes(2);
+    expect(h.sentOf('break')).toHaveLength(2);
+  });
+
+  it('shows the words heard so far and sends them as asrcallback partials', async () => {
+    await press();
+    voice().recognizer().partial('where is');
+    voice().recognizer().partial('where is');
+    await h.flush();
+    expect(h.state().voice.hypothesis).toBe('where is');
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([
+      expect.objectContaining({ text: 'where is', end_point: false, data: { msg_id: 'v-1', lang: 'en' } }),
+    ]);
+  });
+});
+
+describe('hold to talk: releasing', () => {
+  it('sends the phrases recognized, the last one awaited after the audio ends, as a voice turn', async () => {
+    await press();
+    voice().recognizer().final('where is the');
+    voice().recognizer().finalOnDrain = 'nearest store';
+    await release();
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stops).toEqual([{ drainMs: HOLD_DRAIN_MS }]);
+    const text = 'where is the nearest store';
+    expect(chat()).toEqual([expect.objectContaining({ key: 'me:v-1', fromMe: true, status: 'sending', msgArr: [{ type: 'text', content: text }] })]);
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ source: 'asrcallback', end_point: true, text })]);
+
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1', text });
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text, data: { msg_id: 'v-1', lang: 'en' } })]);
+    await h.server({ msg_type: 'asr', msg_id: 'v-1', text });
+    expect(chat()[0]!.status).toBe('sent');
+  });
+
+  it('cancels after sliding up: nothing is sent and everything is released', async () => {
+    await press();
+    voice().recognizer().final('where is the nearest store');
+    h.dispatch(holdSlid(true));
+    expect(h.state().voice.willCancel).toBe(true);
+    await release();
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(chat()).toEqual([]);
+    expect(h.noticeIds()).toEqual([]);
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stops).toEqual([{ drainMs: 0 }]);
+    expect(voice().recognizer().listenerCount()).toBe(0);
+  });
+
+  it('sends after sliding up and back down again', async () => {
+    await press();
+    voice().recognizer().final('tell me about the discount');
+    h.dispatch(holdSlid(true));
+    h.dispatch(holdSlid(false));
+    await release();
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'tell me about the discount' })]);
+  });
+
+  it('shows the no-voice toast and sends nothing when nothing was recognized', async () => {
+    await press();
+    voice().pipeline().pcm(10);
+    await release();
+    expect(h.noticeIds()).toEqual([catalogue.noVoice.id]);
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(chat()).toEqual([]);
+  });
+
+  it('a gesture taken away (pointercancel) cancels like sliding up', async () => {
+    await press();
+    voice().recognizer().final('hello');
+    h.dispatch(holdAborted());
+    await h.flush();
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(voice().pipeline().stopped).toBe(true);
+  });
+
+  it('a release before the recognizer connected still sends what was said', async () => {
+    voice().plan.recognizer = 'manual';
+    await press();
+    voice().pipeline().pcm(5);
+    await release();
+    expect(voice().pipeline().stopped).toBe(true);
+    voice().resolveRecognizer();
+    voice().recognizer().finalOnDrain = 'show me the new products';
+    await h.flush();
+    expect(voice().recognizer().writes).toBe(5);
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'show me the new products' })]);
+  });
+});
+
+describe('hold to talk: refusals and failures', () => {
+  it('a denied microphone shows how to allow it and marks recording as disabled', async () => {
+    voice().plan.pipeline = 'denied';
+    await press();
+    expect(h.noticeIds()).toEqual([catalogue.micPermissionDisabled.id]);
+    expect(h.state().voice).toMatchObject({ micDenied: true, hold: 'idle' });
+    expect(voice().createRecognizer).not.toHaveBeenCalled();
+  });
+
+  it('the session ending while holding releases the microphone and the recognizer', async () => {
+    await press();
+    h.dispatch(endRequested());
+    await h.flush();
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    expect(h.state().voice.hold).toBe('idle');
+  });
+});
+
+describe('hold to talk: an account without speech settings', () => {
+  it('shows the asr配置失败 alert and does not open the microphone', async () => {
+    h.task.cancel();
+    h = await liveVoiceHarness({ asr: false });
+    h.dispatch(modeSwitched('speak'));
+    await press();
+    expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
+    expect(h.voice.startPipeline).not.toHaveBeenCalled();
+    expect(h.sentOf('break')).toEqual([]);
+  });
+});

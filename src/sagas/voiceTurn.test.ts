@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { catalogue } from '../features/notices/messages.ts';
+import { startRequested } from '../features/session/sessionSlice.ts';
+import { sentenceRecognized } from '../features/voice/voiceSlice.ts';
+import { setupSagas, type Harness } from './testing/harness.ts';
+import { liveVoiceHarness } from './testing/voiceHarness.ts';
+import { ASR_END_TIMEOUT_MS } from './voiceTurn.ts';
+
+let task: Harness['task'] | null = null;
+
+afterEach(() => {
+  task?.cancel();
+  task = null;
+  vi.useRealTimers();
+});
+
+describe('voice turn', () => {
+  it('without an asr_end from the server, the nlpmsg still goes after 3 s', async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness();
+    task = h.task;
+    h.dispatch(sentenceRecognized({ msgId: 'v-7', text: ' show me the new products ' }));
+    await h.flush();
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([]);
+    await h.advance(ASR_END_TIMEOUT_MS);
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([
+      expect.objectContaining({ text: 'show me the new products', data: { msg_id: 'v-7', lang: 'en' } }),
+    ]);
+  });
+
+  it('an asr_end for another turn does not release this one', async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness();
+    task = h.task;
+    h.dispatch(sentenceRecognized({ msgId: 'v-7', text: 'hello' }));
+    await h.flush();
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-6', text: 'hello' });
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([]);
+  });
+
+  it('on a closed channel the sentence fails like typed text: marked failed, words kept in the text box', async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness();
+    task = h.task;
+    h.sockets.at(-1)!.answerOffer = false;
+    h.sockets.at(-1)!.serverClose(1006);
+    await h.flush();
+    h.dispatch(sentenceRecognized({ msgId: 'v-8', text: 'where is the nearest store' }));
+    await h.flush();
+    expect(h.state().chat.messages).toEqual([expect.objectContaining({ key: 'me:v-8', status: 'failed' })]);
+    expect(h.state().input.draft).toBe('where is the nearest store');
+    expect(h.noticeIds()).toContain(catalogue.sendWhileClosed.id);
+  });
+});
+
+describe('voice assets', () => {
+  it('are prefetched when Start chat is tapped, never on the pre-session screen', async () => {
+    vi.useFakeTimers();
+    const h = setupSagas();
+    task = h.task;
+    await h.flush();
+    expect(h.state().account.status).toBe('valid');
+    expect(h.voice.prefetch).not.toHaveBeenCalled();
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
+  });
+});

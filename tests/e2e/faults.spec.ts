@@ -1,0 +1,207 @@
+/**
+ * Every fault of CONTRACT.md section 4, with what the visitor sees (spec
+ * section 8), against the real stand-in. Faults are global: the tests run one
+ * at a time and each clears them afterwards.
+ */
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import {
+  alertBox,
+  endButton,
+  expectLive,
+  expectPreSession,
+  LIVE_TIMEOUT_MS,
+  openHome,
+  presetLang,
+  startAndWaitLive,
+  startButton,
+  text,
+  videoAdvances,
+  type Lang,
+} from './support/app.ts';
+import { liveCounts } from './support/counters.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import {
+  clearEvents,
+  events,
+  httpIn,
+  httpOut,
+  roomIds,
+  setFaults,
+  signalingFrames,
+  startedRooms,
+  stoppedRooms,
+  type Fault,
+  type StandinEvent,
+} from './support/standin.ts';
+
+test.beforeEach(beforeSessionTest);
+test.afterEach(afterSessionTest);
+
+/** Live-session faults fire 2 s after live; the client's reaction takes a few more on this machine. */
+const FAULT_REACTION_MS = 30_000;
+
+async function openWithFault(page: Page, request: APIRequestContext, fault: Fault, lang: Lang = 'en'): Promise<void> {
+  await presetLang(page, lang);
+  await openHome(page, { lang });
+  await setFaults(request, fault);
+  await clearEvents(request);
+}
+
+/** The alert says exactly `message`; OK closes it onto the pre-session screen. */
+async function expectAlertThenPreSession(page: Page, message: string, lang: Lang = 'en'): Promise<void> {
+  await expect(alertBox(page)).toBeVisible({ timeout: FAULT_REACTION_MS });
+  await expect(alertBox(page).locator('p')).toHaveText(message);
+  await alertBox(page).getByRole('button', { name: text(lang, 'notices.ok') }).click();
+  await expect(alertBox(page)).toHaveCount(0);
+  await expectPreSession(page, lang);
+}
+
+/** Every room the client started was stopped, none is left, and the page holds nothing open. */
+async function expectSessionCleanedUp(page: Page, request: APIRequestContext): Promise<void> {
+  await expect.poll(async () => {
+    const seen = await events(request);
+    return stoppedRooms(seen).length === startedRooms(seen).length;
+  }).toBe(true);
+  await expect.poll(() => roomIds(request)).toEqual([]);
+  await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
+  await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
+}
+
+const whepAnswers = (seen: StandinEvent[]) => httpOut(seen, '/rtc/v1/whep/').map((e) => e.body.status);
+
+test('route-code1: the routing service\'s msg "route refused" is shown, and the session does not start', async ({ page, request }) => {
+  await openWithFault(page, request, 'route-code1');
+  await startButton(page).click();
+  await expectAlertThenPreSession(page, 'route refused');
+  expect(signalingFrames(await events(request), 'in')).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+for (const lang of ['zh', 'en'] as const) {
+  test(`route-error (${lang}): "${text(lang, 'error.routeFailed')}"`, async ({ page, request }) => {
+    await openWithFault(page, request, 'route-error', lang);
+    await startButton(page, lang).click();
+    await expectAlertThenPreSession(page, text(lang, 'error.routeFailed'), lang);
+    expect(signalingFrames(await events(request), 'in')).toEqual([]);
+    await expectSessionCleanedUp(page, request);
+  });
+}
+
+test('start-live-error: the errmsg "no avatar available" is shown in an alert', async ({ page, request }) => {
+  await openWithFault(page, request, 'start-live-error');
+  await startButton(page).click();
+  await expectAlertThenPreSession(page, 'no avatar available');
+  expect(startedRooms(await events(request))).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+test('start-live-slow: the 15 s start timeout ends the session silently', async ({ page, request }) => {
+  await openWithFault(page, request, 'start-live-slow');
+  const started = Date.now();
+  await startButton(page).click();
+  await expect(startButton(page)).toHaveCount(0);
+  await expectPreSession(page, 'en', 25_000);
+  const elapsed = Date.now() - started;
+  expect(elapsed).toBeGreaterThanOrEqual(14_500);
+  // Silently: no alert, no toast.
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(page.getByRole('status')).toHaveCount(0);
+  const seen = await events(request);
+  expect(httpIn(seen, '/start_live')).toHaveLength(1);
+  expect(startedRooms(seen)).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+test('stream-never-active: the 15 s start timeout ends the session silently and stops the room', async ({ page, request }) => {
+  await openWithFault(page, request, 'stream-never-active');
+  const started = Date.now();
+  await startButton(page).click();
+  await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
+  await expectPreSession(page, 'en', 25_000);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(page.getByRole('status')).toHaveCount(0);
+  const seen = await events(request);
+  expect(startedRooms(seen)).toHaveLength(1);
+  // The stream was polled (every 400 ms) and never reached WHEP.
+  expect(httpIn(seen, '/api/v1/streams').length).toBeGreaterThan(10);
+  expect(httpIn(seen, '/rtc/v1/whep/')).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+test('signaling-drop: the channel reconnects, joins the same room again, and the session stays live', async ({ page, request }) => {
+  await openWithFault(page, request, 'signaling-drop');
+  await startAndWaitLive(page);
+  const [roomId] = startedRooms(await events(request));
+  // The drop (close 1012), then a new socket that joins the same room.
+  await expect
+    .poll(async () => signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2').map((f) => f.room_id), {
+      timeout: FAULT_REACTION_MS,
+    })
+    .toEqual([roomId, roomId]);
+  const seen = await events(request);
+  expect(signalingFrames(seen, 'out')).toContainEqual(expect.objectContaining({ close: 1012 }));
+  expect(signalingFrames(seen, 'out').filter((f) => f.command === 'asr_ready')).toHaveLength(2);
+  // One greeting per session, not one per connection.
+  expect(signalingFrames(seen, 'in').filter((f) => f.type === 'say_hello')).toHaveLength(1);
+
+  await expect(endButton(page)).toBeEnabled();
+  await expect.poll(() => videoAdvances(page)).toBe(true);
+  await expect(alertBox(page)).toHaveCount(0);
+  expect(await liveCounts(page)).toMatchObject({ socketsCreated: 2, socketsOpen: 1, pcCreated: 1, pcOpen: 1 });
+  expect(stoppedRooms(await events(request))).toEqual([]);
+});
+
+test('signaling-down: reconnects are refused, "error" is shown and the visitor is back before the session', async ({ page, request }) => {
+  await openWithFault(page, request, 'signaling-down');
+  await startAndWaitLive(page);
+  await expectAlertThenPreSession(page, text('en', 'error.signalingLost'));
+  await expectSessionCleanedUp(page, request);
+});
+
+test('signaling-quit: the server\'s quit text is shown, then the session ends', async ({ page, request }) => {
+  await openWithFault(page, request, 'signaling-quit');
+  await startAndWaitLive(page);
+  await expect(alertBox(page)).toBeVisible({ timeout: FAULT_REACTION_MS });
+  await expect(alertBox(page)).toContainText('The session was ended by the server.');
+  // The session has ended under the prompt.
+  await expect(endButton(page)).toHaveCount(0);
+  await expectAlertThenPreSession(page, 'The session was ended by the server.');
+  await expectSessionCleanedUp(page, request);
+});
+
+test('media-drop: a new WHEP connection replaces the dropped one and the avatar keeps playing', async ({ page, request }) => {
+  await openWithFault(page, request, 'media-drop');
+  await startAndWaitLive(page);
+  await expect.poll(async () => whepAnswers(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
+  await expect
+    .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, {
+      timeout: FAULT_REACTION_MS,
+    })
+    .toBe(2);
+  await expect.poll(async () => liveCounts(page)).toMatchObject({ pcCreated: 2, pcOpen: 1, socketsOpen: 1 });
+  await expect(endButton(page)).toBeEnabled();
+  await expect.poll(() => videoAdvances(page), { timeout: LIVE_TIMEOUT_MS }).toBe(true);
+  await expect(alertBox(page)).toHaveCount(0);
+  expect(stoppedRooms(await events(request))).toEqual([]);
+});
+
+for (const lang of ['zh', 'en'] as const) {
+  test(`media-down (${lang}): after the retries "${text(lang, 'error.reconnectFailed')}" and the session ends`, async ({ page, request }) => {
+    await openWithFault(page, request, 'media-down', lang);
+    await startAndWaitLive(page, lang);
+    await expectAlertThenPreSession(page, text(lang, 'error.reconnectFailed'), lang);
+    // The first connection, then three refused attempts (spec: max 3, 2 s apart).
+    expect(whepAnswers(await events(request))).toEqual([201, 503, 503, 503]);
+    await expectSessionCleanedUp(page, request);
+  });
+}
+
+test('after a fault the next session starts normally', async ({ page, request }) => {
+  await openWithFault(page, request, 'route-error');
+  await startButton(page).click();
+  await expectAlertThenPreSession(page, text('en', 'error.routeFailed'));
+  await request.delete('/__standin/faults');
+  await startAndWaitLive(page);
+  await expectLive(page);
+});

@@ -1,0 +1,249 @@
+/**
+ * The live session against the real stand-in (issue 3): start to a playing,
+ * speaking avatar, end, cancel while connecting, a second tap on Start chat,
+ * and repeated sessions without leaks. Screenshots of the three states go to
+ * tests/artifacts/ in en and zh.
+ */
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import {
+  avatarVideo,
+  cancelButton,
+  decodedFrames,
+  endChat,
+  expectLive,
+  expectPreSession,
+  LIVE_TIMEOUT_MS,
+  openHome,
+  presetLang,
+  startAndWaitLive,
+  startButton,
+  text,
+  toast,
+  videoAdvances,
+  type Lang,
+} from './support/app.ts';
+import { audioPeak, startAudioMeter } from './support/audio.ts';
+import { liveCounts } from './support/counters.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { snap } from './support/screenshots.ts';
+import {
+  clearEvents,
+  clearFaults,
+  events,
+  httpIn,
+  roomIds,
+  setFaults,
+  signalingFrames,
+  startedRooms,
+  stoppedRooms,
+  type StandinEvent,
+} from './support/standin.ts';
+
+/** Loudest RMS of speech must clear this; the stand-in's silence is digital zero. */
+const SPEECH_RMS = 0.01;
+const SPOKEN = 'Welcome back. This sentence is here to be heard by the test.';
+
+test.beforeEach(beforeSessionTest);
+test.afterEach(afterSessionTest);
+
+/** Nothing of a session is left: no open peer connection or socket in the page, no room on the stand-in. */
+async function expectNothingLeft(page: Page, request: APIRequestContext): Promise<void> {
+  await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
+  await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
+  await expect.poll(() => roomIds(request)).toEqual([]);
+}
+
+/**
+ * The three states of the home screen, photographed in `lang`. The connecting
+ * state is held with stream-never-active (a real start lasts about as long as
+ * taking a screenshot), then cancelled, and a clean start is photographed live.
+ */
+async function photographSession(page: Page, request: APIRequestContext, lang: Lang): Promise<void> {
+  await presetLang(page, lang);
+  await openHome(page, { lang });
+  await snap(page, `session-${lang}-1-pre-session`);
+
+  await setFaults(request, 'stream-never-active');
+  await startButton(page, lang).click();
+  await expect(cancelButton(page, lang)).toBeVisible();
+  await expect(page.getByText(text(lang, 'session.connecting'))).toBeVisible();
+  await expect(page.getByText(text(lang, 'session.phase.stream'))).toBeVisible();
+  await snap(page, `session-${lang}-2-connecting`);
+  // Still connecting once the shot is taken: the picture shows what it claims to.
+  await expect(cancelButton(page, lang)).toBeVisible({ timeout: 1000 });
+  // The held start ends by itself after 15 s; Cancel only saves the wait.
+  await cancelButton(page, lang)
+    .click({ timeout: 5000 })
+    .catch(() => {});
+  await expectPreSession(page, lang);
+  await clearFaults(request);
+
+  await startAndWaitLive(page, lang);
+  // The greeting's first sentence is in the log once the avatar speaks.
+  await expect(page.getByRole('log').getByText(/\S/).first()).toBeVisible({ timeout: LIVE_TIMEOUT_MS });
+  await snap(page, `session-${lang}-3-live`);
+}
+
+test('happy path: Start chat → Connecting → the avatar plays and greets with sound → End chat leaves nothing', async ({ page, request }) => {
+  await openHome(page);
+  await clearEvents(request);
+  await startButton(page).click();
+  // While connecting the action becomes Cancel and a Connecting text shows (CONTRACT.md section 5).
+  await expect(cancelButton(page)).toBeVisible();
+  await expect(page.getByText('Connecting', { exact: false }).first()).toBeVisible();
+
+  await expectLive(page);
+  await expect(page.getByRole('log', { name: 'Chat log' })).toBeVisible();
+  await expect.poll(() => videoAdvances(page)).toBe(true);
+
+  // The avatar speaks with sound: the visitor's <audio> carries energy while it talks.
+  await startAudioMeter(page);
+  expect((await request.post('/__standin/say', { data: { text: SPOKEN } })).status()).toBe(200);
+  await expect.poll(() => audioPeak(page), { timeout: LIVE_TIMEOUT_MS, message: 'avatar audio energy' }).toBeGreaterThan(SPEECH_RMS);
+
+  const seen = await events(request);
+  const [roomId] = startedRooms(seen);
+  expect(roomId).toBeDefined();
+  const sent = signalingFrames(seen, 'in').map((f) => f.type);
+  expect(sent.slice(0, 2)).toEqual(['offer_2', 'say_hello']);
+  expect(seen.some((e) => e.channel === 'whep' && e.body.state === 'connected')).toBe(true);
+  expect(await liveCounts(page)).toMatchObject({ pcCreated: 1, pcOpen: 1, socketsOpen: 1 });
+
+  await endChat(page);
+  const after = await events(request);
+  expect(signalingFrames(after, 'in').map((f) => f.type)).toContain('close_webrtc');
+  expect(stoppedRooms(after)).toEqual([roomId]);
+  await expectNothingLeft(page, request);
+});
+
+// Spec section 7: say_hello is sent after asr_ready, and the avatar greets. The visitor must be able
+// to hear the greeting: its speech may only start once the avatar's media is connected.
+test('the greeting is spoken once the visitor can hear it: after the media connects, with sound', async ({ page, request }) => {
+  await openHome(page);
+  await clearEvents(request);
+  await startButton(page).click();
+  // Listen from the moment the stream is attached, before the session is even shown as live.
+  await expect
+    .poll(() => page.evaluate(() => document.querySelector<HTMLAudioElement>('.avatar-video audio')?.srcObject instanceof MediaStream), {
+      timeout: LIVE_TIMEOUT_MS,
+    })
+    .toBe(true);
+  await startAudioMeter(page);
+  await expectLive(page);
+
+  // The greeting is the session's first reply; nlp_running marks the moment the avatar starts to speak it.
+  const greetingSpeaking = (seen: StandinEvent[]) => {
+    const greetingId = signalingFrames(seen, 'out').find((f) => f.command === 'nlp_ready')?.msg_id;
+    return seen.find((e) => e.channel === 'signaling' && e.body.command === 'nlp_running' && e.body.msg_id === greetingId);
+  };
+  await expect.poll(async () => greetingSpeaking(await events(request)), { timeout: LIVE_TIMEOUT_MS }).toBeDefined();
+  const seen = await events(request);
+  const connectedAt = seen.find((e) => e.channel === 'whep' && e.body.state === 'connected')?.t ?? Infinity;
+  const speakingAt = greetingSpeaking(seen)?.t;
+  expect(speakingAt, 'the greeting started speaking before the avatar media was connected').toBeGreaterThanOrEqual(connectedAt);
+  await expect.poll(() => audioPeak(page), { timeout: LIVE_TIMEOUT_MS, message: 'greeting audio energy' }).toBeGreaterThan(SPEECH_RMS);
+});
+
+test('screenshots: pre-session, connecting and live in English', async ({ page, request }) => {
+  await photographSession(page, request, 'en');
+});
+
+test('screenshots: pre-session, connecting and live in Simplified Chinese', async ({ page, request }) => {
+  await photographSession(page, request, 'zh');
+});
+
+test('Cancel while the stream is being prepared stops the started room and leaves nothing open', async ({ page, request }) => {
+  // The stream never turns active, so the start is held in its stream phase for as long as we like.
+  await setFaults(request, 'stream-never-active');
+  await openHome(page);
+  await clearEvents(request);
+  await startButton(page).click();
+  await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
+  await expect.poll(async () => startedRooms(await events(request))).toHaveLength(1);
+  const [roomId] = startedRooms(await events(request));
+
+  await cancelButton(page).click();
+  await expectPreSession(page, 'en', 10_000);
+  await expect.poll(async () => stoppedRooms(await events(request))).toEqual([roomId]);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expectNothingLeft(page, request);
+});
+
+test('Cancel while start_live is pending leaves no room and no socket', async ({ page, request }) => {
+  await setFaults(request, 'start-live-slow');
+  await openHome(page);
+  await clearEvents(request);
+  await startButton(page).click();
+  await expect.poll(async () => httpIn(await events(request), '/start_live')).toHaveLength(1);
+
+  await cancelButton(page).click();
+  await expectPreSession(page, 'en', 10_000);
+  const seen = await events(request);
+  expect(startedRooms(seen)).toEqual([]);
+  expect(signalingFrames(seen, 'in')).toEqual([]);
+  expect(httpIn(seen, '/rtc/v1/whep')).toEqual([]);
+  await expectNothingLeft(page, request);
+});
+
+test('a second tap on Start chat: the button has become Cancel, and "please wait" is never needed', async ({ page, request }) => {
+  await setFaults(request, 'stream-never-active');
+  await openHome(page);
+  const start = startButton(page);
+  await start.click();
+  // The same place now holds Cancel: Start chat cannot be tapped twice while connecting.
+  await expect(start).toHaveCount(0);
+  await expect(cancelButton(page)).toBeVisible();
+  await expect(toast(page, text('en', 'error.pleaseWait'))).toHaveCount(0);
+  await expect.poll(async () => startedRooms(await events(request))).toHaveLength(1);
+  await cancelButton(page).click();
+  await expectPreSession(page, 'en', 10_000);
+});
+
+// Spec section 4: "Pressing start again while connecting shows a 'please wait' toast." With the
+// button turned into Cancel in place, the only way to press start again is a quick second tap.
+test('a double tap on Start chat starts one session: the second tap says "please wait" and does not cancel', async ({ page, request }) => {
+  await openHome(page);
+  await clearEvents(request);
+  await startButton(page).dblclick();
+  await expect(toast(page, text('en', 'error.pleaseWait'))).toBeVisible();
+  await expectLive(page);
+  const seen = await events(request);
+  expect(startedRooms(seen)).toHaveLength(1);
+  expect(stoppedRooms(seen)).toEqual([]);
+  await endChat(page);
+});
+
+test('five start/stop cycles in a row: no growth in peer connections, sockets or rooms', async ({ page, request }) => {
+  test.setTimeout(5 * 60_000);
+  await openHome(page);
+  await clearEvents(request);
+  for (let cycle = 1; cycle <= 5; cycle += 1) {
+    await startAndWaitLive(page);
+    expect(await decodedFrames(page)).toBeGreaterThan(0);
+    await expect(avatarVideo(page)).toBeVisible();
+    await endChat(page);
+    await expectNothingLeft(page, request);
+    // One peer connection and (no reconnects) one signaling socket per session.
+    expect(await liveCounts(page)).toMatchObject({ pcCreated: cycle, pcOpen: 0, socketsOpen: 0 });
+  }
+  const seen = await events(request);
+  const started = startedRooms(seen);
+  expect(started).toHaveLength(5);
+  expect(new Set(started).size).toBe(5);
+  expect(stoppedRooms(seen)).toEqual(started);
+});
+
+// PROTOCOL.md: close 1000 is a normal end (the room was stopped: /stop_live, or reclaimed after 60 s
+// idle), and offer_2 for a room that is gone is answered with an error: the client should end the session.
+test('a room stopped on the server side ends the session instead of reconnecting to it', async ({ page, request }) => {
+  await openHome(page);
+  await startAndWaitLive(page);
+  const deviceId = await page.evaluate(() => window.localStorage.getItem('login-deviceId'));
+  const [roomId] = await roomIds(request);
+  await clearEvents(request);
+  const stopped = await request.post('/stop_live', { data: { room_id: roomId, device_id: deviceId } });
+  expect(stopped.status()).toBe(200);
+  await expectPreSession(page, 'en', 10_000);
+  expect(signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2')).toEqual([]);
+  await expectNothingLeft(page, request);
+});

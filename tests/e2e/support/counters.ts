@@ -1,0 +1,71 @@
+/**
+ * Test instrumentation (never shipped): an init script that wraps
+ * `RTCPeerConnection` and `WebSocket` so a test can count the instances the
+ * page created and how many of them are still open. A peer connection counts
+ * as open until its signalingState is 'closed' (only close() does that); a
+ * WebSocket until its readyState is CLOSED. Instances are held strongly, so one
+ * the app forgot without closing still counts — that is the leak we look for.
+ */
+import type { Page } from '@playwright/test';
+
+export interface LiveCounts {
+  /** Peer connections created so far. */
+  pcCreated: number;
+  /** Peer connections not closed. */
+  pcOpen: number;
+  socketsCreated: number;
+  /** WebSockets not CLOSED (CONNECTING, OPEN or CLOSING). */
+  socketsOpen: number;
+}
+
+interface Registry {
+  pcs: RTCPeerConnection[];
+  sockets: WebSocket[];
+}
+
+declare global {
+  interface Window {
+    __counters?: Registry;
+  }
+}
+
+/** Runs in the page before any of its scripts. */
+function instrument(): void {
+  const registry: Registry = { pcs: [], sockets: [] };
+  Object.defineProperty(window, '__counters', { value: registry, enumerable: false });
+
+  const NativePc = window.RTCPeerConnection;
+  class CountedPeerConnection extends NativePc {
+    constructor(config?: RTCConfiguration) {
+      super(config);
+      registry.pcs.push(this);
+    }
+  }
+  window.RTCPeerConnection = CountedPeerConnection;
+
+  const NativeWs = window.WebSocket;
+  class CountedWebSocket extends NativeWs {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      registry.sockets.push(this);
+    }
+  }
+  window.WebSocket = CountedWebSocket;
+}
+
+export async function installCounters(page: Page): Promise<void> {
+  await page.addInitScript(instrument);
+}
+
+export async function liveCounts(page: Page): Promise<LiveCounts> {
+  return page.evaluate(() => {
+    const registry = window.__counters;
+    if (!registry) throw new Error('installCounters() was not called before the page loaded');
+    return {
+      pcCreated: registry.pcs.length,
+      pcOpen: registry.pcs.filter((pc) => pc.signalingState !== 'closed').length,
+      socketsCreated: registry.sockets.length,
+      socketsOpen: registry.sockets.filter((ws) => ws.readyState !== WebSocket.CLOSED).length,
+    };
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * A small client for the stand-in's control endpoints (CONTRACT.md section 4)
+ * and the read-only SRS streams API, for the session tests.
+ */
+import { expect, type APIRequestContext } from '@playwright/test';
+
+export const FAULTS = [
+  'route-code1',
+  'route-error',
+  'start-live-error',
+  'start-live-slow',
+  'stream-never-active',
+  'signaling-drop',
+  'signaling-down',
+  'signaling-quit',
+  'media-drop',
+  'media-down',
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+export interface StandinEvent {
+  t: number;
+  channel: 'http' | 'signaling' | 'whep' | 'speech';
+  dir: 'in' | 'out';
+  body: Record<string, unknown>;
+}
+
+export async function setFaults(request: APIRequestContext, ...faults: Fault[]): Promise<void> {
+  const response = await request.post('/__standin/faults', { data: { faults } });
+  expect(response.status(), await response.text()).toBe(200);
+}
+
+export async function clearFaults(request: APIRequestContext): Promise<void> {
+  expect((await request.delete('/__standin/faults')).status()).toBe(200);
+}
+
+export async function events(request: APIRequestContext): Promise<StandinEvent[]> {
+  const response = await request.get('/__standin/events');
+  expect(response.status()).toBe(200);
+  return (await response.json()) as StandinEvent[];
+}
+
+export async function clearEvents(request: APIRequestContext): Promise<void> {
+  expect((await request.delete('/__standin/events')).status()).toBe(204);
+}
+
+/** HTTP requests the stand-in received for `path` (a prefix of the path with its query). */
+export function httpIn(list: StandinEvent[], path: string): StandinEvent[] {
+  return list.filter((e) => e.channel === 'http' && e.dir === 'in' && String(e.body.path).startsWith(path));
+}
+
+/** HTTP answers the stand-in sent for `path`. */
+export function httpOut(list: StandinEvent[], path: string): StandinEvent[] {
+  return list.filter((e) => e.channel === 'http' && e.dir === 'out' && String(e.body.path).startsWith(path));
+}
+
+/** Room ids the stand-in handed out through /start_live. */
+export function startedRooms(list: StandinEvent[]): string[] {
+  return httpOut(list, '/start_live')
+    .map((e) => (e.body.body as { room_id?: unknown } | null)?.room_id)
+    .filter((id): id is string => typeof id === 'string');
+}
+
+/** Room ids the client stopped with /stop_live. */
+export function stoppedRooms(list: StandinEvent[]): string[] {
+  return httpIn(list, '/stop_live')
+    .map((e) => (e.body.body as { room_id?: unknown } | null)?.room_id)
+    .filter((id): id is string => typeof id === 'string');
+}
+
+/** Signaling frames the client sent (in) or received (out), bodies only. */
+export function signalingFrames(list: StandinEvent[], dir: 'in' | 'out'): Record<string, unknown>[] {
+  return list.filter((e) => e.channel === 'signaling' && e.dir === dir).map((e) => e.body);
+}
+
+/** The rooms that exist on the stand-in right now (one SRS stream per room). */
+export async function roomIds(request: APIRequestContext): Promise<string[]> {
+  const response = await request.get('/api/v1/streams?count=100');
+  expect(response.status()).toBe(200);
+  const { streams } = (await response.json()) as { streams: { name: string }[] };
+  return streams.map((s) => s.name);
+}
+
+/**
+ * After a test: stops every room the page's device still owns, so a failed
+ * test cannot leave avatars encoding (the stand-in would reclaim them only
+ * after 60 s, and refuses more than 8). Returns the ids it had to stop.
+ */
+export async function stopLeftoverRooms(request: APIRequestContext, deviceId: string | null): Promise<string[]> {
+  if (!deviceId) return [];
+  const stopped: string[] = [];
+  for (const roomId of await roomIds(request)) {
+    const response = await request.post('/stop_live', { data: { room_id: roomId, device_id: deviceId } });
+    if (response.status() === 200) stopped.push(roomId);
+  }
+  return stopped;
+}

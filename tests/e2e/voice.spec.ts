@@ -1,0 +1,234 @@
+/**
+ * Voice input against the real stand-in (issue 5): hands-free calls, hold to talk,
+ * refusals, mute, and resource leaks. Chromium's fake microphone plays a fixture WAV
+ * (scripts/make-fixtures.mjs), so every group of tests that needs its own audio has
+ * its own browser launch. The stand-in's speech service recognizes the four contract
+ * questions, in English.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from '@playwright/test';
+import { alertBox, endButton, expectLive, openHome, presetLang, startButton, text, toast, type Lang } from './support/app.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { snap } from './support/screenshots.ts';
+import { clearEvents, events, signalingFrames } from './support/standin.ts';
+import { expect, test } from './support/voiceBrowser.ts';
+import { installVoiceCounters, voiceCounts } from './support/voiceCounters.ts';
+
+const REPLY_MS = 45_000;
+/** A fixture's path; `noloop` plays it once, then silence (Chromium loops it otherwise). */
+function fixture(name: string, noloop = false): string {
+  return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)) + (noloop ? '%noloop' : '');
+}
+
+test.beforeAll(() => {
+  // Cheap when the files are there already (it compares hashes).
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/make-fixtures.mjs', import.meta.url))], { stdio: 'ignore' });
+});
+
+test.beforeEach(async ({ page, request }) => {
+  await beforeSessionTest({ page, request });
+  await installVoiceCounters(page);
+});
+
+test.afterEach(async ({ page, request }) => {
+  await afterSessionTest({ page, request });
+});
+
+const button = (page: Page, id: string, lang: Lang = 'en') => page.getByRole('button', { name: text(lang, id), exact: true });
+const chatLog = (page: Page) => page.getByRole('log', { name: 'Chat log' });
+const ownMessages = (page: Page) => chatLog(page).locator('.msg--me');
+const replies = (page: Page) => chatLog(page).locator('.msg--ai');
+
+/**
+ * Opens the account and starts a session. The session start is not what these tests
+ * are about, and on a shared, overloaded machine the stand-in can miss the client's
+ * 15 s start limit: a start that falls back to the pre-session screen is retried.
+ */
+async function goLive(page: Page, opts: { id?: string; lang?: Lang } = {}) {
+  const lang = opts.lang ?? 'en';
+  await presetLang(page, lang);
+  await openHome(page, { id: opts.id ?? 'demo', lang });
+  const state = async () => {
+    if (await endButton(page, lang).isVisible()) return 'live';
+    return (await startButton(page, lang).isVisible()) ? 'back' : 'starting';
+  };
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    await startButton(page, lang).click();
+    await expect(startButton(page, lang)).toBeHidden();
+    await expect.poll(state, { timeout: 45_000 }).not.toBe('starting');
+    if ((await state()) === 'live') break;
+  }
+  await expectLive(page, lang);
+}
+
+async function startCall(page: Page) {
+  await button(page, 'voice.startCall').click();
+  await expect(button(page, 'voice.hangUp')).toBeVisible({ timeout: 20_000 });
+}
+
+/** Message_text frames the client sent since the events were cleared. */
+async function visitorFrames(page: Page) {
+  const list = await events(page.request);
+  return signalingFrames(list, 'in').filter((f) => f.type === 'message_text');
+}
+
+/** Presses Hold to talk with the mouse (pointer events), runs `during`, then releases. */
+async function hold(page: Page, during: (target: { x: number; y: number }) => Promise<void>) {
+  const target = button(page, 'voice.holdToTalk');
+  const box = (await target.boundingBox())!;
+  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(centre.x, centre.y);
+  await page.mouse.down();
+  await during(centre);
+  await page.mouse.up();
+}
+
+async function toSpeakMode(page: Page) {
+  await button(page, 'voice.switchToVoice').click();
+  await expect(button(page, 'voice.holdToTalk')).toBeVisible();
+}
+
+const reply = (page: Page, words: string): Locator => replies(page).filter({ hasText: words });
+
+test.describe('a hands-free call', () => {
+  test.use({ micFile: fixture('call-two-questions.wav') });
+
+  test('two spoken questions become two visitor messages, each answered', async ({ page, request }) => {
+    test.setTimeout(150_000);
+    await goLive(page);
+    await clearEvents(request);
+    await startCall(page);
+    await expect(button(page, 'voice.muteMicrophone')).toBeVisible();
+
+    await expect(ownMessages(page).first()).toContainText(/where is the nearest store/i, { timeout: REPLY_MS });
+    await expect(ownMessages(page).nth(1)).toContainText(/what are your opening hours/i, { timeout: REPLY_MS });
+    // The first reply was cut short by the second question; the second is answered in full.
+    await expect(chatLog(page).locator('.msg--me + .msg--ai')).toHaveCount(2, { timeout: REPLY_MS });
+    await expect(reply(page, 'We are open every day from ten in the morning')).toBeVisible({ timeout: REPLY_MS });
+    await snap(page, 'voice-call-390x844');
+
+    const sent = await visitorFrames(page);
+    const nlp = sent.filter((f) => f.source === 'nlpmsg').map((f) => String(f.text));
+    expect(nlp.slice(0, 2)).toEqual([expect.stringMatching(/where is the nearest store/i), expect.stringMatching(/what are your opening hours/i)]);
+    // Each went through the voice turn: end_point first, then the nlpmsg with the same msg_id.
+    const ends = sent.filter((f) => f.source === 'asrcallback' && f.end_point === true);
+    expect(ends.slice(0, 2).map((f) => (f.data as { msg_id: string }).msg_id)).toEqual(
+      sent.filter((f) => f.source === 'nlpmsg').slice(0, 2).map((f) => (f.data as { msg_id: string }).msg_id),
+    );
+
+    await button(page, 'voice.hangUp').click();
+    await expect(button(page, 'voice.startCall')).toBeVisible();
+    await expect.poll(async () => (await voiceCounts(page)).tracksLive).toBe(0);
+  });
+
+  test('while muted, speech produces no message; unmuted, it does again', async ({ page, request }) => {
+    test.setTimeout(150_000);
+    await goLive(page);
+    await startCall(page);
+    await button(page, 'voice.muteMicrophone').click();
+    await expect(button(page, 'voice.unmuteMicrophone')).toBeVisible();
+    await clearEvents(request);
+    // The whole file (both questions) plays while muted.
+    await page.waitForTimeout(12_000);
+    expect(await visitorFrames(page)).toEqual([]);
+    await expect(ownMessages(page)).toHaveCount(0);
+
+    await button(page, 'voice.unmuteMicrophone').click();
+    await expect(ownMessages(page).first()).toBeVisible({ timeout: REPLY_MS });
+  });
+
+  test('ten calls in a row leave no worker, AudioContext or microphone track behind', async ({ page }) => {
+    test.setTimeout(180_000);
+    await goLive(page);
+    for (let i = 0; i < 10; i += 1) {
+      await startCall(page);
+      await button(page, 'voice.hangUp').click();
+      await expect(button(page, 'voice.startCall')).toBeVisible();
+    }
+    await expect
+      .poll(() => voiceCounts(page), { timeout: 10_000 })
+      .toMatchObject({ workersAlive: 0, contextsOpen: 0, tracksLive: 0 });
+    const counts = await voiceCounts(page);
+    expect(counts).toMatchObject({ workersCreated: 10, contextsCreated: 10 });
+    expect(counts.tracksCreated).toBe(10);
+  });
+});
+
+test.describe('hold to talk, a question', () => {
+  test.use({ micFile: fixture('q-nearest-store.wav', true) });
+
+  test('holding for the question and releasing sends it and gets the answer', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    await toSpeakMode(page);
+    await clearEvents(request);
+    await hold(page, async () => {
+      await expect(page.getByText(text('en', 'voice.releaseToSend'))).toBeVisible();
+      await snap(page, 'voice-hold-390x844');
+      await page.waitForTimeout(3500);
+    });
+    await expect(ownMessages(page).first()).toContainText(/where is the nearest store/i, { timeout: REPLY_MS });
+    await expect(reply(page, 'Our nearest store is the flagship store')).toBeVisible({ timeout: REPLY_MS });
+    const inbound = signalingFrames(await events(request), 'in').map((f) => f.type);
+    expect(inbound.indexOf('break')).toBeLessThan(inbound.indexOf('message_text'));
+  });
+
+  test('sliding up before releasing cancels: nothing is sent', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    await toSpeakMode(page);
+    await clearEvents(request);
+    await hold(page, async ({ x, y }) => {
+      await page.waitForTimeout(3000);
+      await page.mouse.move(x, y - 40, { steps: 4 });
+      await expect(page.getByText(text('en', 'voice.releaseToCancel'))).toBeVisible();
+    });
+    await page.waitForTimeout(3000);
+    expect(await visitorFrames(page)).toEqual([]);
+    await expect(ownMessages(page)).toHaveCount(0);
+  });
+});
+
+test.describe('hold to talk, silence', () => {
+  test.use({ micFile: fixture('silence-3s.wav') });
+
+  test('nothing recognized: the no-voice toast, nothing sent', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    await toSpeakMode(page);
+    await clearEvents(request);
+    await hold(page, () => page.waitForTimeout(2000));
+    await expect(toast(page, text('en', 'error.noVoice'))).toBeVisible({ timeout: 10_000 });
+    expect(await visitorFrames(page)).toEqual([]);
+  });
+});
+
+test.describe('a refused microphone', () => {
+  test.use({ micPrompt: 'deny' });
+
+  test('Start call shows how to allow the microphone, no call starts, and recording shows as blocked', async ({ page }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    await button(page, 'voice.startCall').click();
+    await expect(alertBox(page)).toContainText(text('en', 'error.micPermissionDisabled'));
+    await expect(button(page, 'voice.hangUp')).toHaveCount(0);
+    await alertBox(page).getByRole('button').first().click();
+    await toSpeakMode(page);
+    await expect(button(page, 'voice.holdToTalk')).toHaveAccessibleDescription(text('en', 'voice.micBlocked'));
+    expect((await voiceCounts(page)).tracksCreated).toBe(0);
+  });
+});
+
+test.describe('an account without speech settings', () => {
+  for (const lang of ['zh', 'en'] as const) {
+    test(`Start call shows the speech-settings alert (${lang}) and stays out of call mode`, async ({ page }) => {
+      test.setTimeout(120_000);
+      await goLive(page, { id: 'noasr', lang });
+      await button(page, 'voice.startCall', lang).click();
+      await expect(alertBox(page)).toContainText(lang === 'zh' ? 'asr配置失败' : text('en', 'error.asrConfigFailed'));
+      await expect(button(page, 'voice.hangUp', lang)).toHaveCount(0);
+      expect((await voiceCounts(page)).tracksCreated).toBe(0);
+    });
+  }
+});
