@@ -3,15 +3,24 @@
  * helpers named _*.mjs), one after the other (they share 2 cores and would
  * disturb each other's timings), each in its own Node process. Exits non-zero
  * when any benchmark failed its budget or crashed.
+ *
+ *   npm run bench                       every benchmark
+ *   npm run bench -- start-latency      only those whose file name contains an argument
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
+const only = process.argv.slice(2);
 const benches = readdirSync(dir)
   .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && !f.startsWith('_'))
+  .filter((f) => only.length === 0 || only.some((word) => f.includes(word)))
   .sort();
+if (benches.length === 0) {
+  console.error(`no benchmark in bench/ matches ${only.join(', ')}`);
+  process.exit(1);
+}
 
 const results = [];
 for (const file of benches) {

@@ -70,7 +70,7 @@ function buildApp() {
   if (process.env.BENCH_VOICE_APP === '0') return null;
   const dir = mkdtempSync(join(tmpdir(), 'voice-bench-app-'));
   try {
-    run([VITE, 'build', '--mode', 'standin', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], 'vite build --mode standin');
+    run([VITE, 'build', '--mode', 'standin', '--outDir', dir, '--emptyOutDir', '--logLevel', 'error'], 'vite build --mode standin');
     return dir;
   } catch (err) {
     console.warn(`the app did not build, its end of speech → send is skipped: ${err.message}`);

@@ -94,11 +94,14 @@ function inCodeTimes(run) {
 
 /**
  * Pairs the two VADs' segments by overlap, in order. A segment still open at stop has
- * no end; it is compared on its start only.
+ * no end; it is compared on its start only. Both are stopped at the same moment, but one
+ * may be behind the other then (ours reports its frame count once a second): segments
+ * that start at or after the fewer of the two frame counts are left out as the tail.
  */
 export function compareSegments(ours, theirs) {
-  const a = ours.segments;
-  const b = theirs.segments;
+  const horizon = Math.min(ours.frames || Infinity, theirs.frames || Infinity);
+  const a = ours.segments.filter((s) => s.startFrame < horizon);
+  const b = theirs.segments.filter((s) => s.startFrame < horizon);
   const pairs = [];
   let j = 0;
   const unmatched = { ours: [], vadweb: [] };
@@ -126,6 +129,7 @@ export function compareSegments(ours, theirs) {
   return {
     pairs,
     unmatched: { ours: unmatched.ours.length, vadweb: unmatched.vadweb.length },
+    tail: ours.segments.length - a.length + theirs.segments.length - b.length,
     maxAbsDeltaFrames: maxAbs,
     withinOneFrame: pairs.length > 0 && maxAbs <= 1 && sameKind && unmatched.ours.length + unmatched.vadweb.length === 0,
   };

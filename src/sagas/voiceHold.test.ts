@@ -87,6 +87,7 @@ describe('hold to talk: pressing', () => {
 describe('hold to talk: releasing', () => {
   it('sends the phrases recognized, the last one awaited after the audio ends, as a voice turn', async () => {
     await press();
+    voice().pipeline().pcm(20);
     voice().recognizer().final('where is the');
     voice().recognizer().finalOnDrain = 'nearest store';
     await release();
@@ -104,6 +105,7 @@ describe('hold to talk: releasing', () => {
 
   it('cancels after sliding up: nothing is sent and everything is released', async () => {
     await press();
+    voice().pipeline().pcm(20);
     voice().recognizer().final('where is the nearest store');
     h.dispatch(holdSlid(true));
     expect(h.state().voice.willCancel).toBe(true);
@@ -118,6 +120,7 @@ describe('hold to talk: releasing', () => {
 
   it('sends after sliding up and back down again', async () => {
     await press();
+    voice().pipeline().pcm(20);
     voice().recognizer().final('tell me about the discount');
     h.dispatch(holdSlid(true));
     h.dispatch(holdSlid(false));
@@ -132,6 +135,24 @@ describe('hold to talk: releasing', () => {
     expect(h.noticeIds()).toEqual([catalogue.noVoice.id]);
     expect(h.sentOf('message_text')).toEqual([]);
     expect(chat()).toEqual([]);
+  });
+
+  it('a release before the microphone delivered any audio shows the no-voice toast at once', async () => {
+    voice().plan.pipeline = 'manual';
+    await press();
+    await release();
+    expect(h.noticeIds()).toEqual([catalogue.noVoice.id]);
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+  });
+
+  it('recording starts while the microphone pipeline is still loading its voice detector', async () => {
+    voice().plan.pipeline = 'manual';
+    await press();
+    voice().pipeline().pcm(4);
+    voice().recognizer().finalOnDrain = 'where is the nearest store';
+    await release();
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
   });
 
   it('a gesture taken away (pointercancel) cancels like sliding up', async () => {
@@ -163,7 +184,7 @@ describe('hold to talk: refusals and failures', () => {
     await press();
     expect(h.noticeIds()).toEqual([catalogue.micPermissionDisabled.id]);
     expect(h.state().voice).toMatchObject({ micDenied: true, hold: 'idle' });
-    expect(voice().createRecognizer).not.toHaveBeenCalled();
+    expect(voice().recognizer().stopped).toBe(true);
   });
 
   it('the session ending while holding releases the microphone and the recognizer', async () => {

@@ -6,6 +6,7 @@
  * questions, in English.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { alertBox, endButton, expectLive, openHome, presetLang, startButton, text, toast, type Lang } from './support/app.ts';
@@ -16,15 +17,35 @@ import { expect, test } from './support/voiceBrowser.ts';
 import { installVoiceCounters, voiceCounts } from './support/voiceCounters.ts';
 
 const REPLY_MS = 45_000;
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const PADDED = fileURLToPath(new URL('../../test-results/voice-fixtures/', import.meta.url));
+
 /** A fixture's path; `noloop` plays it once, then silence (Chromium loops it otherwise). */
 function fixture(name: string, noloop = false): string {
-  return fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)) + (noloop ? '%noloop' : '');
+  return FIXTURES + name + (noloop ? '%noloop' : '');
 }
 
-test.beforeAll(() => {
-  // Cheap when the files are there already (it compares hashes).
-  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/make-fixtures.mjs', import.meta.url))], { stdio: 'ignore' });
-});
+/**
+ * A fixture with `leadSeconds` of silence before it, played once. The fake microphone
+ * starts playing when getUserMedia opens it, a moment before the capture worklet is
+ * wired (longer on a loaded machine): the silence keeps the first word from being cut.
+ */
+function padded(name: string, leadSeconds: number): string {
+  const wav = readFileSync(FIXTURES + name);
+  // The fixtures are plain 16 kHz mono 16-bit PCM with a 44-byte header (make-fixtures.mjs).
+  const data = Buffer.concat([Buffer.alloc(leadSeconds * 16_000 * 2), wav.subarray(44)]);
+  const header = Buffer.from(wav.subarray(0, 44));
+  header.writeUInt32LE(36 + data.length, 4);
+  header.writeUInt32LE(data.length, 40);
+  mkdirSync(PADDED, { recursive: true });
+  const path = `${PADDED}lead${leadSeconds}-${name}`;
+  writeFileSync(path, Buffer.concat([header, data]));
+  return `${path}%noloop`;
+}
+
+// Cheap when the files are there already (it compares hashes). At load time, because
+// the padded files are made from them while the describe groups are declared.
+execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/make-fixtures.mjs', import.meta.url))], { stdio: 'ignore' });
 
 test.beforeEach(async ({ page, request }) => {
   await beforeSessionTest({ page, request });
@@ -92,7 +113,7 @@ async function toSpeakMode(page: Page) {
 const reply = (page: Page, words: string): Locator => replies(page).filter({ hasText: words });
 
 test.describe('a hands-free call', () => {
-  test.use({ micFile: fixture('call-two-questions.wav') });
+  test.use({ micFile: padded('call-two-questions.wav', 2) });
 
   test('two spoken questions become two visitor messages, each answered', async ({ page, request }) => {
     test.setTimeout(150_000);
@@ -121,6 +142,11 @@ test.describe('a hands-free call', () => {
     await expect(button(page, 'voice.startCall')).toBeVisible();
     await expect.poll(async () => (await voiceCounts(page)).tracksLive).toBe(0);
   });
+
+});
+
+test.describe('call controls', () => {
+  test.use({ micFile: fixture('call-two-questions.wav') });
 
   test('while muted, speech produces no message; unmuted, it does again', async ({ page, request }) => {
     test.setTimeout(150_000);
@@ -156,7 +182,7 @@ test.describe('a hands-free call', () => {
 });
 
 test.describe('hold to talk, a question', () => {
-  test.use({ micFile: fixture('q-nearest-store.wav', true) });
+  test.use({ micFile: padded('q-nearest-store.wav', 2) });
 
   test('holding for the question and releasing sends it and gets the answer', async ({ page, request }) => {
     test.setTimeout(120_000);
@@ -166,7 +192,7 @@ test.describe('hold to talk, a question', () => {
     await hold(page, async () => {
       await expect(page.getByText(text('en', 'voice.releaseToSend'))).toBeVisible();
       await snap(page, 'voice-hold-390x844');
-      await page.waitForTimeout(3500);
+      await page.waitForTimeout(4500);
     });
     await expect(ownMessages(page).first()).toContainText(/where is the nearest store/i, { timeout: REPLY_MS });
     await expect(reply(page, 'Our nearest store is the flagship store')).toBeVisible({ timeout: REPLY_MS });

@@ -4,7 +4,8 @@
  * and synchronous, which lets `pagehide` write the last entries reliably.
  *
  * Entries are serialized once each and cached by the recorder; a write joins
- * the cached strings, so the cost of a write grows with the new entries only.
+ * the cached strings, so serializing grows with the new entries only. The write
+ * itself still carries the whole log: the recorder spaces writes by their cost.
  */
 import { isLogEntry, type LogEntry } from './types.ts';
 

@@ -2,7 +2,7 @@ import { combineSlices, createSlice, type PayloadAction } from '@reduxjs/toolkit
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applyEntry } from './apply.ts';
 import { STORAGE_KEY } from './persistence.ts';
-import { createRecorder, DEFAULT_CAPACITY } from './recorder.ts';
+import { createRecorder, DEFAULT_CAPACITY, MAX_PERSIST_INTERVAL_MS, PERSIST_BUDGET, PERSIST_INTERVAL_MS } from './recorder.ts';
 import { Ring } from './ring.ts';
 import type { LogEntry } from './types.ts';
 
@@ -112,6 +112,48 @@ describe('session log recorder', () => {
     expect(snap.entries[3]).toMatchObject({ reload: true, t: 2400 });
     expect(snap.entries[0]).toMatchObject({ reload: false });
     second.dispose();
+  });
+
+  it('spaces writes by their cost, so a large log never spends more than its budget on storage', () => {
+    vi.useFakeTimers();
+    const clock = fakeClock();
+    let writes = 0;
+    let writeMs = 50;
+    // A write of a full ring: sessionStorage.setItem takes 50 ms of main thread.
+    const storage = {
+      getItem: () => null,
+      removeItem: () => {},
+      setItem: () => {
+        writes += 1;
+        clock.advance(writeMs);
+      },
+    };
+    const rec = createRecorder({ storage, now: clock.now });
+    rec.recordExternal('log', 1);
+    vi.advanceTimersByTime(PERSIST_INTERVAL_MS);
+    expect(writes).toBe(1);
+
+    rec.recordExternal('log', 2);
+    const spaced = writeMs / PERSIST_BUDGET;
+    expect(spaced).toBeGreaterThan(PERSIST_INTERVAL_MS);
+    vi.advanceTimersByTime(spaced - 1);
+    expect(writes).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(writes).toBe(2);
+
+    // Never longer than the cap, however slow; back to the short interval once writes are cheap.
+    writeMs = 10_000;
+    rec.recordExternal('log', 3);
+    vi.advanceTimersByTime(spaced);
+    expect(writes).toBe(3);
+    writeMs = 0;
+    rec.recordExternal('log', 4);
+    vi.advanceTimersByTime(MAX_PERSIST_INTERVAL_MS);
+    expect(writes).toBe(4);
+    rec.recordExternal('log', 5);
+    vi.advanceTimersByTime(PERSIST_INTERVAL_MS);
+    expect(writes).toBe(5);
+    rec.dispose();
   });
 
   it('discards a damaged stored log instead of crashing', () => {

@@ -1,7 +1,8 @@
 /**
  * The session log recorder: a ring of the last 5,000 entries (actions, store
  * creations and what services saw outside), each with a monotonic timestamp,
- * redacted as it is recorded, persisted to sessionStorage off the hot path.
+ * redacted as it is recorded, persisted to sessionStorage off the hot path
+ * (every 3 s at most, less often when a write is expensive).
  *
  * When the ring evicts an entry, the recorder rolls a base state forward
  * through the same reducer, so a truncated log still replays exactly.
@@ -17,7 +18,16 @@ import type { ExternalKind, LogEntry, RecordedAction } from './types.ts';
 const log = createLogger('sessionLog');
 
 export const DEFAULT_CAPACITY = 5000;
-const PERSIST_INTERVAL_MS = 3000;
+/** Writes to storage at most this often: a crash or a killed tab loses at most the last few seconds. */
+export const PERSIST_INTERVAL_MS = 3000;
+/**
+ * Each write carries the whole log (close to 1 MB when the ring is full), and a
+ * sessionStorage.setItem that large takes tens of milliseconds (50 ms measured in
+ * Chromium, bench/session-log-cost.mjs). So the next write waits until the last
+ * one is at most this share of the time since; pagehide still writes at once.
+ */
+export const PERSIST_BUDGET = 0.0025;
+export const MAX_PERSIST_INTERVAL_MS = 60_000;
 
 export interface RecorderOptions {
   capacity?: number;
@@ -90,6 +100,7 @@ export function createRecorder(options: RecorderOptions = {}): SessionRecorder {
   let nextSeq = 0;
   let lastT = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let persistInterval = PERSIST_INTERVAL_MS;
   let quotaWarned = false;
 
   const evicted = (slot: Slot) => {
@@ -130,9 +141,12 @@ export function createRecorder(options: RecorderOptions = {}): SessionRecorder {
     if (timer !== null) clearTimeout(timer);
     timer = null;
     if (!storage) return;
+    const started = now();
     const slots = ring.toArray();
     for (const slot of slots) slot.json ??= serializeEntry(slot.entry);
     write(slots);
+    const spent = Math.max(0, now() - started);
+    persistInterval = Math.min(MAX_PERSIST_INTERVAL_MS, Math.max(PERSIST_INTERVAL_MS, spent / PERSIST_BUDGET));
   };
 
   /** Writes the newest entries that fit; on quota errors halves the count, rolling the base forward. */
@@ -160,7 +174,7 @@ export function createRecorder(options: RecorderOptions = {}): SessionRecorder {
 
   const schedule = () => {
     if (!storage || timer !== null) return;
-    timer = setTimeout(() => scheduleIdle(flush), PERSIST_INTERVAL_MS);
+    timer = setTimeout(() => scheduleIdle(flush), persistInterval);
   };
 
   const lifecycle = options.lifecycle ?? null;
