@@ -27,7 +27,7 @@ export default defineConfig({
   fullyParallel: false,
   // Faults are global to the one stand-in, so tests run one at a time; the machine has 2 cores.
   workers: 1,
-  retries: process.env.CI ? 1 : 0,
+  retries: process.env.CI ? 2 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   use: {

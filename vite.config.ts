@@ -55,6 +55,8 @@ export default defineConfig(({ mode }) => {
             environment: 'jsdom',
             include: ['src/**/*.test.{ts,tsx}'],
             setupFiles: ['src/test/setup.ts'],
+            // Component tests drive real user events; a loaded 2-core machine can make them slow.
+            testTimeout: 20_000,
           },
         },
         {

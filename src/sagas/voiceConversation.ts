@@ -11,7 +11,7 @@
  *   microphone; what leaks through is quieter and less speech-like than the visitor,
  *   so while the avatar speaks (nlp_running until nlp_end or a break) the VAD's
  *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak,
- *   but phrases outside a VAD sentence are never sent.
+ *   but a phrase is only sent as part of a sentence the VAD accepted.
  * - A recognizer that fails is restarted twice; after that the call ends with the
  *   speech-settings alert.
  */
@@ -26,6 +26,7 @@ import type { PcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   initialSentenceState,
   joinPhrases,
+  nextDeadline,
   stepSentences,
   type SentenceEvent,
   type SentenceOutput,
@@ -54,6 +55,9 @@ export const CALL_START_SILENCE_MS = 1000;
 export const LANG_CHANGE_SILENCE_MS = 500;
 /** How long a sentence the VAD has ended waits for the recognizer's final phrase. */
 export const SENTENCE_FINAL_WAIT_MS = 1500;
+/** How long a phrase heard before its sentence started (a VAD running late) may wait for it. */
+export const EARLY_PHRASE_MS = 2000;
+const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
 /** The VAD's positive threshold while the avatar speaks (0.9 otherwise). */
 export const AVATAR_SPEAKING_POSITIVE_THRESHOLD = 0.97;
 export const MAX_RECOGNIZER_RESTARTS = 2;
@@ -129,7 +133,7 @@ export function* converse(ctx: ConversationContext) {
     recognizers.open({ lang, key: asr.appKey, region: asr.region, segmentationSilenceMs });
   const outputs: SentenceOutput[] = [];
   const step = (event: SentenceEvent) => {
-    const result = stepSentences(sentences, event, Date.now(), SENTENCE_FINAL_WAIT_MS);
+    const result = stepSentences(sentences, event, Date.now(), TIMING);
     sentences = result.state;
     outputs.push(...result.outputs);
   };
@@ -142,14 +146,14 @@ export function* converse(ctx: ConversationContext) {
   // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
   let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
   for (;;) {
-    const deadline = sentences.closing?.deadline;
+    const deadline = nextDeadline(sentences, TIMING);
     const wake = yield* race({
       event: take(events.channel),
       left: take(callLeft.match),
       mute: take(muteToggled.match),
       lang: take(langChosen.match),
       avatar: take(isAvatarChange),
-      tick: deadline !== undefined ? delay(Math.max(0, deadline - Date.now())) : call(never),
+      tick: deadline !== null ? delay(Math.max(0, deadline - Date.now())) : call(never),
       ready: call(settle, pending ?? never()),
     });
 

@@ -1,14 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { initialSentenceState, joinPhrases, stepSentences, type SentenceEvent, type SentenceOutput } from './sentences.ts';
+import {
+  initialSentenceState,
+  joinPhrases,
+  nextDeadline,
+  stepSentences,
+  type SentenceEvent,
+  type SentenceOutput,
+} from './sentences.ts';
 
 const WAIT = 1500;
+const EARLY = 2000;
+const TIMING = { waitMs: WAIT, earlyMs: EARLY };
 
 /** Runs events (with the time each happens at) and returns every output in order. */
 function run(events: [number, SentenceEvent][]): SentenceOutput[] {
   let state = initialSentenceState;
   const outputs: SentenceOutput[] = [];
   for (const [now, event] of events) {
-    const result = stepSentences(state, event, now, WAIT);
+    const result = stepSentences(state, event, now, TIMING);
     state = result.state;
     outputs.push(...result.outputs);
   }
@@ -56,18 +65,40 @@ describe('call sentences', () => {
     expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['hello', 'where is the store'] });
   });
 
-  it('gives up after the wait; a phrase after that, with no sentence open, is stray', () => {
+  it('gives up after the wait; a phrase after that, with no sentence following it, is dropped', () => {
     const outputs = run([
       [0, { type: 'speechStart', msgId: 'a' }],
       [1000, { type: 'speechEnd' }],
       [1000 + WAIT - 1, { type: 'tick' }],
       [1000 + WAIT, { type: 'tick' }],
-      [1000 + WAIT + 10, { type: 'recognized', text: 'late' }],
+      [3000, { type: 'recognized', text: 'late' }],
+      [3000 + EARLY - 1, { type: 'tick' }],
+      [3000 + EARLY, { type: 'tick' }],
     ]);
     expect(outputs.slice(1)).toEqual([
       { type: 'discarded', msgId: 'a', reason: 'nothing recognized' },
       { type: 'stray', text: 'late' },
     ]);
+  });
+
+  it('a phrase heard just before the VAD reports its speech (VAD running late) becomes the sentence', () => {
+    let state = initialSentenceState;
+    const outputs: SentenceOutput[] = [];
+    const events: [number, SentenceEvent][] = [
+      [0, { type: 'recognized', text: 'where is the nearest store' }],
+      [800, { type: 'speechStart', msgId: 'a' }],
+      [2500, { type: 'speechEnd' }],
+    ];
+    for (const [now, event] of events) {
+      const result = stepSentences(state, event, now, TIMING);
+      state = result.state;
+      outputs.push(...result.outputs);
+      if (now === 0) expect(nextDeadline(state, TIMING)).toBe(EARLY);
+    }
+    // Still owed a phrase of its own: it waits, then goes with the early one.
+    expect(nextDeadline(state, TIMING)).toBe(2500 + WAIT);
+    const last = stepSentences(state, { type: 'tick' }, 2500 + WAIT, TIMING);
+    expect([...outputs, ...last.outputs].at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['where is the nearest store'] });
   });
 
   it('a misfire never waits and is discarded without words', () => {

@@ -9,10 +9,14 @@
  * waits for it up to `waitMs`; one whose phrase already came (the recognizer was
  * quicker, e.g. 500 ms segmentation after a language change) is sent at once.
  *
- * Phrases that arrive with no sentence open or waiting are dropped: the recognizer
- * hears everything, but only speech the VAD accepted is sent, so the avatar's own
- * voice leaking past echo cancellation (which the VAD is made deaf to while the avatar
- * speaks) never becomes a visitor message.
+ * A phrase that arrives with no sentence open or waiting is kept briefly (`earlyMs`):
+ * when the VAD runs behind the audio (a slow phone working through the frames queued
+ * while its model loaded, at call start), the recognizer can finalise words before the
+ * VAD reports the speech they came from. If a sentence starts within that time the
+ * phrase is its first; otherwise it is dropped. The recognizer hears everything, but
+ * only speech the VAD accepted is sent, so the avatar's own voice leaking past echo
+ * cancellation (which the VAD is made deaf to while the avatar speaks) does not become
+ * a visitor message on its own.
  *
  * Pure and synchronous: the saga feeds events and the clock, and acts on the outputs.
  */
@@ -31,6 +35,15 @@ export interface SentenceState {
   closing: (Sentence & { deadline: number }) | null;
   /** The recognizer reported words it has not finalised yet. */
   partialPending: boolean;
+  /** Phrases heard with no sentence open, and when; see `earlyMs`. */
+  early: { text: string; at: number }[];
+}
+
+export interface SentenceTiming {
+  /** How long a sentence the VAD has ended waits for a final phrase it is owed. */
+  waitMs: number;
+  /** How long a phrase heard outside any sentence may still become the next sentence's first. */
+  earlyMs: number;
 }
 
 export type SentenceEvent =
@@ -39,7 +52,7 @@ export type SentenceEvent =
   | { type: 'misfire' }
   | { type: 'recognizing'; text: string }
   | { type: 'recognized'; text: string }
-  /** The clock moved (the saga's timer for `closing.deadline` fired). */
+  /** The clock moved (the saga's timer for nextDeadline() fired). */
   | { type: 'tick' }
   /** Recognition stops or restarts (mute, language change, hang-up): finish now. */
   | { type: 'flush' };
@@ -57,7 +70,14 @@ export interface StepResult {
   outputs: SentenceOutput[];
 }
 
-export const initialSentenceState: SentenceState = { open: null, closing: null, partialPending: false };
+export const initialSentenceState: SentenceState = { open: null, closing: null, partialPending: false, early: [] };
+
+/** When the saga must send a tick: a waiting sentence's deadline or an early phrase's expiry. */
+export function nextDeadline(state: SentenceState, timing: SentenceTiming): number | null {
+  const times = state.early.map((p) => p.at + timing.earlyMs);
+  if (state.closing) times.push(state.closing.deadline);
+  return times.length > 0 ? Math.min(...times) : null;
+}
 
 function finish(sentence: Sentence, reason: 'nothing recognized' | 'misfire' = 'nothing recognized'): SentenceOutput {
   return sentence.phrases.length > 0
@@ -65,14 +85,22 @@ function finish(sentence: Sentence, reason: 'nothing recognized' | 'misfire' = '
     : { type: 'discarded', msgId: sentence.msgId, reason };
 }
 
-export function stepSentences(state: SentenceState, event: SentenceEvent, now: number, waitMs: number): StepResult {
+export function stepSentences(state: SentenceState, event: SentenceEvent, now: number, timing: SentenceTiming): StepResult {
   const outputs: SentenceOutput[] = [];
-  let { open, closing, partialPending } = state;
+  let { open, closing, partialPending, early } = state;
+  // Early phrases past their time are dropped whatever the event.
+  const fresh = early.filter((p) => now < p.at + timing.earlyMs);
+  if (fresh.length !== early.length) {
+    early.filter((p) => !fresh.includes(p)).forEach((p) => outputs.push({ type: 'stray', text: p.text }));
+    early = fresh;
+  }
 
   switch (event.type) {
     case 'speechStart':
       if (open) break;
-      open = { msgId: event.msgId, phrases: [], owed: true };
+      // Still owed: the early phrase may also be a late one of the sentence before.
+      open = { msgId: event.msgId, phrases: early.map((p) => p.text), owed: true };
+      early = [];
       outputs.push({ type: 'interrupt', msgId: event.msgId });
       break;
     case 'speechEnd':
@@ -84,7 +112,7 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       if (closing) outputs.push(finish(closing));
       closing = null;
       const waits = event.type === 'speechEnd' && (ended.owed || partialPending);
-      if (waits) closing = { ...ended, deadline: now + waitMs };
+      if (waits) closing = { ...ended, deadline: now + timing.waitMs };
       else outputs.push(finish(ended, event.type === 'misfire' ? 'misfire' : 'nothing recognized'));
       break;
     }
@@ -103,7 +131,7 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       } else if (open) {
         open = { ...open, phrases: [...open.phrases, event.text], owed: false };
       } else {
-        outputs.push({ type: 'stray', text: event.text });
+        early = [...early, { text: event.text, at: now }];
       }
       break;
     case 'tick':
@@ -115,12 +143,14 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
     case 'flush':
       if (closing) outputs.push(finish(closing));
       if (open) outputs.push(finish(open));
+      early.forEach((p) => outputs.push({ type: 'stray', text: p.text }));
       open = null;
       closing = null;
       partialPending = false;
+      early = [];
       break;
   }
-  return { state: { open, closing, partialPending }, outputs };
+  return { state: { open, closing, partialPending, early }, outputs };
 }
 
 /** Languages written without spaces between words: their phrases are joined as they are. */
