@@ -77,7 +77,11 @@ async function startStandin() {
     if (Date.now() > deadline) throw new Error('stand-in /healthz did not turn 200');
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { origin, stop: () => child.kill('SIGTERM') };
+  // An interrupted bench must not leave a stand-in behind.
+  const stop = () => child.exitCode === null && child.kill('SIGTERM');
+  process.once('exit', stop);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+  return { origin, stop };
 }
 
 /** A live chat page whose signaling socket the bench can add frames to. */

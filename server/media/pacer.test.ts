@@ -95,7 +95,8 @@ describe('AudioPacer timing', () => {
     const begun = performance.now();
     await expect(playback.finished).resolves.toBe('done');
     // 10 chunks of speech take about 180 ms more after the first one.
-    expect(performance.now() - begun).toBeGreaterThan(150);
+    // The pacer catches up after a stalled event loop, so a loaded machine may finish sooner.
+    expect(performance.now() - begun).toBeGreaterThan(100);
     await sleep(100);
     const spoken = chunks.map((c) => !isSilent(c));
     expect(spoken.filter(Boolean).length).toBe(10);

@@ -100,10 +100,10 @@ function* act(outputs: SentenceOutput[], lang: Lang) {
         yield* put(sentenceRecognized({ msgId: output.msgId, text: joinPhrases(output.phrases, lang) }));
         break;
       case 'discarded':
-        log.debug('sentence without words', { reason: output.reason });
+        log.warn('sentence without words', { reason: output.reason });
         break;
       case 'stray':
-        log.info('a phrase heard outside any sentence was not sent');
+        log.warn('a phrase heard outside any sentence was not sent');
         break;
     }
   }
@@ -173,6 +173,7 @@ export function* converse(ctx: ConversationContext) {
     }
     if (wake.tick) step({ type: 'tick' });
     const event = wake.event;
+    log.warn('DEBUG wake', { keys: Object.keys(wake).filter((k) => (wake as Record<string, unknown>)[k] !== undefined), type: event?.type, text: event && 'text' in event ? event.text : undefined, received: feed.received, at: Date.now() % 100000, frame: (event as { frame?: number } | undefined)?.frame });
     if (event?.type === 'speechStart') {
       step({ type: 'speechStart', msgId: platform.randomUUID() });
       yield* put(vadSpeechStarted());

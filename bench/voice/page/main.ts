@@ -9,7 +9,7 @@ import { createLogger } from '../../../src/services/logger.ts';
 import { openSharedInput, type SharedInput } from './input.ts';
 import { startOurs } from './ours.ts';
 import type { RunningVad, VadName, VadRun } from './runs.ts';
-import { sentenceTimings, startSpeech, type SentenceTiming, type SpeechProbe, type SpeechRun } from './speech.ts';
+import { sentenceTimings, startSpeech, type SentenceSend, type SpeechProbe, type SpeechRun } from './speech.ts';
 import { startVadWeb } from './vadweb.ts';
 
 const log = createLogger('bench');
@@ -28,7 +28,7 @@ export interface StopResult {
   runs: VadRun[];
   speech: SpeechRun | null;
   /** Per VAD: speechEnd → the app's send, replayed through the app's sentence rule. */
-  sentences: Partial<Record<VadName, SentenceTiming[]>>;
+  sentences: Partial<Record<VadName, SentenceSend[]>>;
 }
 
 export interface VoiceBenchApi {

@@ -6,8 +6,14 @@
  * dispatch each message. Replaying each VAD's events gives the same figure for vad-web.
  */
 import { createRecognizer, type Recognizer } from '../../../src/services/speechRecognizer.ts';
-import { stepSentences, initialSentenceState, type SentenceEvent } from '../../../src/features/voice/sentences.ts';
-import { CALL_START_SILENCE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/sagas/voiceConversation.ts';
+import {
+  initialSentenceState,
+  nextDeadline,
+  stepSentences,
+  type SentenceEvent,
+  type SentenceTiming,
+} from '../../../src/features/voice/sentences.ts';
+import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/sagas/voiceConversation.ts';
 import type { VadRun } from './runs.ts';
 
 export interface SpeechRun {
@@ -50,7 +56,10 @@ export async function startSpeech(host: string): Promise<SpeechProbe> {
   };
 }
 
-export interface SentenceTiming {
+/** The app's sentence timing (src/sagas/voiceConversation.ts). */
+const TIMING: SentenceTiming = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
+
+export interface SentenceSend {
   /** VAD speechEnd as seen on the main thread (performance.now() ms). */
   speechEndAt: number;
   /** When the app's sentence rule completes the sentence, i.e. dispatches the send. */
@@ -59,7 +68,7 @@ export interface SentenceTiming {
 }
 
 /** Replays one VAD's segments and the recognizer's events through the app's sentence rule. */
-export function sentenceTimings(vad: VadRun, speech: SpeechRun): SentenceTiming[] {
+export function sentenceTimings(vad: VadRun, speech: SpeechRun): SentenceSend[] {
   type Timed = { at: number; event: SentenceEvent };
   const timed: Timed[] = [
     ...vad.segments.flatMap((s, i): Timed[] => [
@@ -71,24 +80,32 @@ export function sentenceTimings(vad: VadRun, speech: SpeechRun): SentenceTiming[
   ].sort((a, b) => a.at - b.at);
 
   const endOf = new Map<string, number>();
-  const out: SentenceTiming[] = [];
+  const out: SentenceSend[] = [];
   let state = initialSentenceState;
   const step = (event: SentenceEvent, at: number) => {
-    const result = stepSentences(state, event, at, SENTENCE_FINAL_WAIT_MS);
+    const result = stepSentences(state, event, at, TIMING);
     state = result.state;
     for (const o of result.outputs) {
       const endAt = 'msgId' in o ? endOf.get(o.msgId) : undefined;
       if (o.type === 'complete' && endAt !== undefined) out.push({ speechEndAt: endAt, sentAt: at, text: o.phrases.join(' ') });
     }
   };
+  // The saga's timer fires at each deadline before whatever comes next. Each tick settles
+  // what was due, so the next deadline is later; the bound only guards against a rule change.
+  const tickUntil = (limit: number) => {
+    for (let i = 0; i < 100; i++) {
+      const due = nextDeadline(state, TIMING);
+      if (due === null || due > limit) return;
+      step({ type: 'tick' }, due);
+    }
+  };
   let open = '';
   for (const { at, event } of timed) {
-    // The saga's timer fires at the deadline, before whatever comes next.
-    if (state.closing && state.closing.deadline <= at) step({ type: 'tick' }, state.closing.deadline);
+    tickUntil(at);
     if (event.type === 'speechStart') open = event.msgId;
     if (event.type === 'speechEnd') endOf.set(open, at);
     step(event, at);
   }
-  if (state.closing) step({ type: 'tick' }, state.closing.deadline);
+  tickUntil(Infinity);
   return out;
 }

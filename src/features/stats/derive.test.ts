@@ -49,7 +49,11 @@ describe('deriveStats on recorded Chrome reports', () => {
 
   it('treats counters that go backwards under the same ids as a reset', () => {
     const shrunk = steady.map((s) =>
-      s.type === 'candidate-pair' ? { ...s, bytesReceived: 1000, bytesSent: 10 } : s.type === 'inbound-rtp' ? { ...s, packetsReceived: 5 } : s,
+      s.type === 'candidate-pair' || s.type === 'transport'
+        ? { ...s, bytesReceived: 1000, bytesSent: 10 }
+        : s.type === 'inbound-rtp'
+          ? { ...s, packetsReceived: 5 }
+          : s,
     );
     const [, , sample] = chain(first, steady, shrunk);
     expect(sample).toMatchObject({ downKbps: null, upKbps: null, lossPct: null });
@@ -61,6 +65,28 @@ describe('deriveStats on recorded Chrome reports', () => {
     expect(sample?.downKbps).toBe(1250.1);
     // a missing RTT does not block the level
     expect(sample?.quality).toBe('excellent');
+  });
+
+  it('reads the transport when the media arrives on a pair other than the selected one (Chromium receiving from werift)', () => {
+    // As Chromium reported it against the stand-in: two nominated pairs; the selected one carries only outgoing STUN.
+    const report = (t: number, media: number, stun: number) => [
+      { id: 'T01', type: 'transport', timestamp: t, selectedCandidatePairId: 'CPstun', localCertificateId: 'CFa1', bytesReceived: media, bytesSent: stun },
+      { id: 'CPmedia', type: 'candidate-pair', timestamp: t, transportId: 'T01', state: 'succeeded', nominated: true, bytesReceived: media, bytesSent: 0 },
+      { id: 'CPstun', type: 'candidate-pair', timestamp: t, transportId: 'T01', state: 'succeeded', nominated: true, bytesReceived: 0, bytesSent: stun, currentRoundTripTime: 0.001 },
+    ];
+    const [, sample] = chain(report(1000, 241_015, 2067), report(6000, 371_568, 3373));
+    // +130,553 bytes in 5,000 ms down, +1,306 up
+    expect(sample).toMatchObject({ downKbps: 208.9, upKbps: 2.1, rttMs: 1 });
+  });
+
+  it('never compares the transports of two peer connections (a media reconnect keeps the id T01)', () => {
+    const report = (certificate: string, bytes: number, t: number) => [
+      { id: 'T01', type: 'transport', timestamp: t, localCertificateId: certificate, bytesReceived: bytes, bytesSent: 10 },
+    ];
+    const { counters } = deriveStats(null, report('CFold', 100_000, 0), 0);
+    // The new connection has already received more than the old one had: only the key tells them apart.
+    expect(deriveStats(counters, report('CFnew', 900_000, 5000), 5000).sample.downKbps).toBeNull();
+    expect(deriveStats(counters, report('CFold', 900_000, 5000), 5000).sample.downKbps).toBe(1280);
   });
 
   it('survives reports that are empty, null or full of garbage', () => {

@@ -4,9 +4,13 @@
  * counters and hands them back with the next report.
  *
  * - Bitrates come from byte deltas over the reports' own timestamps. Bytes are
- *   read from the selected candidate pair (what the network actually carries,
- *   which gives a real upstream figure for this receive-only client: RTCP and
- *   STUN), else from the transport, else from the RTP streams.
+ *   read from the transport (what the network actually carries over all its
+ *   candidate pairs, which gives a real upstream figure for this receive-only
+ *   client: RTCP and STUN), else from the selected candidate pair (Firefox has
+ *   no transport stats), else from the RTP streams. Not the selected pair
+ *   first: Chromium receiving from werift reports two nominated pairs, and the
+ *   one it calls selected carries only the outgoing STUN while the media
+ *   arrives on the other, so the pair gave 0 kbps down.
  * - Packet loss is over the interval: Δlost / (Δlost + Δreceived) of the
  *   inbound RTP streams, never the cumulative ratio.
  * - Jitter is the worst inbound stream's (remote-inbound as a fallback), RTT
@@ -105,10 +109,14 @@ function selectedPair(stats: RawStats[]): RawStats | undefined {
 
 function byteCounter(stats: RawStats[], pair: RawStats | undefined, dir: 'up' | 'down'): ByteCounter | null {
   const field = dir === 'up' ? 'bytesSent' : 'bytesReceived';
+  const transport = stats.find((s) => s.type === 'transport' && num(s[field]) !== null);
+  if (transport) {
+    // Transport ids repeat across connections ('T01'); the DTLS certificate is new with each peer connection.
+    const key = `transport:${String(transport.id)}:${String(transport.localCertificateId ?? '')}`;
+    return { key, bytes: num(transport[field]) ?? 0 };
+  }
   const pairBytes = pair ? num(pair[field]) : null;
   if (pair && pairBytes !== null) return { key: `pair:${String(pair.id)}`, bytes: pairBytes };
-  const transport = stats.find((s) => s.type === 'transport' && num(s[field]) !== null);
-  if (transport) return { key: `transport:${String(transport.id)}`, bytes: num(transport[field]) ?? 0 };
   const rtp = stats.filter((s) => s.type === (dir === 'up' ? 'outbound-rtp' : 'inbound-rtp') && num(s[field]) !== null);
   if (!rtp.length) return null;
   return {
