@@ -1,12 +1,9 @@
 /**
  * The start of a session, from the tap on Start chat to the playing avatar:
  *
- *   route ∥ start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays
+ *   route → start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays
  *
- * /get/route and /start_live run in parallel: neither needs the other's answer,
- * and the avatar boot behind start_live is the slowest step, so the route's
- * round trip is hidden inside it. The price is that a failed route may leave a
- * started room; the session saga stops it like any other started room.
+ * /get/route runs before /start_live so that a refused route never starts a room.
  *
  * Signaling opens as soon as both answers are in, so a lost channel aborts the
  * stream poll (spec section 8) instead of being discovered after it.
@@ -14,7 +11,7 @@
  * Every step throws a SessionEnd on failure. The signaling and media tasks are
  * forked here and live until the session saga cancels this saga.
  */
-import { all, call, delay, fork, put, race, select, take } from 'typed-redux-saga';
+import { call, delay, fork, put, race, select, take } from 'typed-redux-saga';
 import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown } from '../features/notices/noticesSlice.ts';
@@ -113,10 +110,10 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   // app_id: the client has no separate application id, and the account id is
   // what identifies the avatar configuration, so the uid is sent as app_id.
   const appId = uid;
-  const { route, started } = yield* all({
-    route: call(fetchRoute, uid, room, signal),
-    started: call(startRoom, { appId, uid, deviceId }, room, signal),
-  });
+  // Sequential on purpose: a refused route must never leave a started avatar room behind
+  // (in parallel, the cancelled start_live's room id was lost and the room never stopped).
+  const route = yield* call(fetchRoute, uid, room, signal);
+  const started = yield* call(startRoom, { appId, uid, deviceId }, room, signal);
 
   yield* put(connectPhaseReached('stream'));
   const identity = { room_id: started.roomId, app_id: appId, deviceId };

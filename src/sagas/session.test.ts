@@ -75,14 +75,15 @@ describe('session', () => {
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
   });
 
-  it('shows the route msg in an alert when /get/route answers code 1, and stops the room started meanwhile', async () => {
+  it('shows the route msg in an alert when /get/route answers code 1, and never starts a room', async () => {
     const refused = new LiveError('routeRefused', 'refused', 'route refused');
     h.live.getRoute.mockImplementation(() => new Promise((_resolve, reject) => setTimeout(() => reject(refused), 100)));
     h.dispatch(startRequested());
     await h.advance(100);
     expect(h.state().notices.alert?.message).toEqual({ text: 'route refused' });
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
-    expect(h.live.stopLive).toHaveBeenCalledWith({ roomId: 'room-1', deviceId: 'H5123e4567e89b12d3a456426614174000' });
+    expect(h.live.startLive).not.toHaveBeenCalled();
+    expect(h.live.stopLive).not.toHaveBeenCalled();
     expectNothingLeft();
   });
 
@@ -155,7 +156,7 @@ describe('session', () => {
   });
 
   const cancelSteps: [string, (h: Harness) => void, boolean][] = [
-    ['route', (x) => x.live.getRoute.mockImplementation((_p, s) => untilAborted(s)), true],
+    ['route', (x) => x.live.getRoute.mockImplementation((_p, s) => untilAborted(s)), false],
     ['start_live', (x) => x.live.startLive.mockImplementation((_p, s) => untilAborted(s)), false],
     ['polling', (x) => x.streams.isStreamActive.mockResolvedValue(false), true],
     ['signaling', (x) => x.plan.sockets.splice(0, 1, 'silent'), true],

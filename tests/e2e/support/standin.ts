@@ -61,11 +61,15 @@ export function startedRooms(list: StandinEvent[]): string[] {
     .filter((id): id is string => typeof id === 'string');
 }
 
-/** Room ids the client stopped with /stop_live. */
+/**
+ * Room ids stopped with /stop_live, among those started in the same list: a
+ * late stop of an earlier test's room (its page closing) is not this test's.
+ */
 export function stoppedRooms(list: StandinEvent[]): string[] {
+  const started = new Set(startedRooms(list));
   return httpIn(list, '/stop_live')
     .map((e) => (e.body.body as { room_id?: unknown } | null)?.room_id)
-    .filter((id): id is string => typeof id === 'string');
+    .filter((id): id is string => typeof id === 'string' && started.has(id));
 }
 
 /** Signaling frames the client sent (in) or received (out), bodies only. */
