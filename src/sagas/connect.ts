@@ -1,7 +1,7 @@
 /**
  * The start of a session, from the tap on Start chat to the playing avatar:
  *
- *   route → start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays
+ *   route → start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays → say_hello
  *
  * /get/route runs before /start_live so that a refused route never starts a room.
  *
@@ -13,6 +13,7 @@
  */
 import { call, delay, fork, put, race, select, take } from 'typed-redux-saga';
 import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
+import { selectLang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown } from '../features/notices/noticesSlice.ts';
 import {
@@ -117,12 +118,12 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
 
   yield* put(connectPhaseReached('stream'));
   const identity = { room_id: started.roomId, app_id: appId, deviceId };
-  const signaling: SignalingMemory = { greeted: false };
+  const signaling: SignalingMemory = { joined: false };
   yield* fork(runSignaling, link, { url: route.websockLink, identity }, signaling);
   const target = { srsLink: route.srsLink, roomId: started.roomId };
   yield* call(waitForStream, target, signal);
-  // WHEP waits for the room to answer asr_ready, so the greeting is already asked for.
-  if (!signaling.greeted) yield* take(roomJoined.type);
+  // WHEP waits for the room to answer asr_ready.
+  if (!signaling.joined) yield* take(roomJoined.type);
 
   yield* put(connectPhaseReached('media'));
   const connection = yield* call(openMedia, target, signal);
@@ -132,4 +133,8 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   yield* waitForVideo();
   platform.setLeaveGuard(true);
   log.info('live', { roomId: started.roomId });
+  // The greeting is asked for only now that the visitor can see and hear the avatar:
+  // sent on asr_ready, its first words were spoken before the media had connected.
+  const lang = yield* select(selectLang);
+  if (!link.send({ type: 'say_hello', data: { lang } })) log.warn('greeting not sent: the signaling channel is closed');
 }

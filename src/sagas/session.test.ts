@@ -50,8 +50,8 @@ describe('session', () => {
       15_000,
     );
     expect(h.socket.connect).toHaveBeenCalledWith('ws://127.0.0.1/ws/signaling');
-    expect(h.sockets[0]?.types()).toEqual(['offer_2', 'say_hello']);
-    expect(h.sockets[0]?.sent[1]).toMatchObject({ data: { lang: 'en' }, room_id: 'room-1', app_id: 'demo' });
+    // The greeting waits until the avatar can be seen and heard.
+    expect(h.sockets[0]?.types()).toEqual(['offer_2']);
     expect(h.whep.connect).toHaveBeenCalledWith({ srsLink: 'http://127.0.0.1', roomId: 'room-1' }, expect.any(AbortSignal));
     expect(h.services.remoteMedia.get()).toBe(h.peers[0]?.stream);
     const phases = h.ofType('session/connectPhaseReached').map((a) => a.payload);
@@ -63,6 +63,8 @@ describe('session', () => {
     await h.flush();
     expect(h.session()).toMatchObject({ status: 'live', roomId: 'room-1', signaling: 'open', media: 'connected' });
     expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
+    expect(h.sockets[0]?.types()).toEqual(['offer_2', 'say_hello']);
+    expect(h.sockets[0]?.sent[1]).toMatchObject({ data: { lang: 'en' }, room_id: 'room-1', app_id: 'demo' });
   });
 
   it('shows the please-wait toast when Start chat is pressed again while connecting', async () => {

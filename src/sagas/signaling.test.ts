@@ -52,6 +52,27 @@ describe('signaling', () => {
     expect(h.ofType('session/roomJoined')).toHaveLength(1);
   });
 
+  it('ends the session at once with "session ended" when the server closes normally (its room was stopped)', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverClose(1000);
+    await h.flush();
+    expect(h.socket.connect).toHaveBeenCalledTimes(1);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.sessionQuit.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'quit' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('does not retry a room that refuses reconnects (close 4003)', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverClose(1012);
+    await h.advance(500);
+    h.sockets[1]?.serverClose(4003);
+    await h.advance(2000);
+    expect(h.socket.connect).toHaveBeenCalledTimes(2);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.signalingLost.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'signalingLost' });
+  });
+
   it('aborts the stream poll with "signaling disconnected" when the channel is lost while polling', async () => {
     h.streams.isStreamActive.mockResolvedValue(false);
     h.plan.sockets.splice(0, 1, 'refuse');

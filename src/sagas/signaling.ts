@@ -1,6 +1,7 @@
 /**
  * The session's signaling channel (PROTOCOL.md): connect, join the room with
- * offer_2 (again after every reconnect), greet once on the first asr_ready,
+ * offer_2 (again after every reconnect), report the first asr_ready (the start flow
+ * greets once the avatar can be heard),
  * validate and publish every frame, reconnect up to 3 times 500 ms apart.
  *
  * runSignaling lives as long as the session: it is forked by the session saga
@@ -8,7 +9,6 @@
  * or by throwing a SessionEnd (channel lost, server quit).
  */
 import { cancelled, delay, put, race, select, take, takeEvery } from 'typed-redux-saga';
-import { selectLang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import {
   roomJoined,
@@ -31,15 +31,18 @@ export const SIGNALING_RECONNECTS = 3;
 export const SIGNALING_RECONNECT_DELAY_MS = 500;
 /** A socket stuck connecting (a black-holed network) counts as a failed attempt after this long. */
 export const SIGNALING_OPEN_TIMEOUT_MS = 5000;
+/** PROTOCOL.md: 1000 is the server's normal end of the room; 4003 says the room refuses reconnects. */
+const CLOSE_NORMAL = 1000;
+const CLOSE_NO_RETRY = 4003;
 
 export interface SignalingParams {
   url: string;
   identity: FrameIdentity;
 }
 
-/** What the signaling task remembers across reconnects; shared with the start flow, which waits for `greeted`. */
+/** What the signaling task remembers across reconnects; shared with the start flow, which waits for `joined`. */
 export interface SignalingMemory {
-  greeted: boolean;
+  joined: boolean;
 }
 
 function* handleFrame(link: SignalingLink, data: string, memory: SignalingMemory) {
@@ -57,11 +60,9 @@ function* handleFrame(link: SignalingLink, data: string, memory: SignalingMemory
     throw endWithAlert('quit', message.text ? { text: message.text } : { id: catalogue.sessionQuit.id });
   }
   if (message.msg_type !== 'command' || message.command !== 'asr_ready') return { joined: false };
-  if (!memory.greeted) {
-    memory.greeted = true;
+  if (!memory.joined) {
+    memory.joined = true;
     yield* put(roomJoined());
-    const lang = yield* select(selectLang);
-    link.send({ type: 'say_hello', data: { lang } });
   }
   return { joined: true };
 }
@@ -69,7 +70,8 @@ function* handleFrame(link: SignalingLink, data: string, memory: SignalingMemory
 /**
  * One socket, from connect to close. Returns whether the room was joined on it
  * (asr_ready): only such a connection resets the reconnect budget, so a server
- * that accepts and immediately drops cannot cause endless reconnects.
+ * that accepts and immediately drops cannot cause endless reconnects. Also the
+ * close code (null when the socket never opened in time).
  */
 function* runConnection(link: SignalingLink, socket: SignalingSocket, params: SignalingParams, memory: SignalingMemory) {
   const chan = socketChannel(socket);
@@ -82,7 +84,7 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
         : (yield* race({ event: take(chan), timeout: delay(SIGNALING_OPEN_TIMEOUT_MS) })).event;
       if (!event) {
         log.warn('socket did not open in time');
-        return { joined };
+        return { joined, code: null };
       }
       switch (event.type) {
         case 'open':
@@ -101,7 +103,7 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
           break;
         case 'close':
           log.info('socket closed', { code: event.code, reason: event.reason.slice(0, 120) });
-          return { joined };
+          return { joined, code: event.code };
       }
     }
   } finally {
@@ -122,7 +124,14 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
     yield* put(signalingStateChanged('connecting'));
     for (;;) {
       const socket = sockets.connect(params.url);
-      const { joined } = yield* runConnection(link, socket, params, memory);
+      const { joined, code } = yield* runConnection(link, socket, params, memory);
+      if (code === CLOSE_NORMAL && joined) {
+        // We did not close it: the server ended the room (stopped or reclaimed). Its room id
+        // is gone, so a reconnect could only be refused.
+        log.info('the server closed the session');
+        throw endWithAlert('quit', { id: catalogue.sessionQuit.id });
+      }
+      if (code === CLOSE_NO_RETRY) break;
       failures = joined ? 0 : failures;
       if (failures >= SIGNALING_RECONNECTS) break;
       failures += 1;

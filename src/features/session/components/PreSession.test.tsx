@@ -41,6 +41,13 @@ describe('PreSession', () => {
     expect(actionTypes()).toEqual([cancelRequested.type]);
   });
 
+  it('a double tap on Start chat asks to start again (please wait) instead of cancelling', async () => {
+    const user = userEvent.setup();
+    const { actionTypes } = renderWithProviders(<PreSession />, { preloadedState: { account: validAccount() } });
+    await user.dblClick(screen.getByRole('button', { name: 'Start chat' }));
+    expect(actionTypes()).toEqual([startRequested.type, startRequested.type]);
+  });
+
   it('falls back to a drawn placeholder and the default title without photo or title', () => {
     renderWithProviders(<PreSession />, {
       preloadedState: {

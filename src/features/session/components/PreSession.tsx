@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useRef } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
@@ -11,6 +11,13 @@ import { sessionMessages } from '../messages.ts';
 import { ConnectingHint } from './ConnectingHint.tsx';
 import { Header } from './Header.tsx';
 import './PreSession.css';
+
+/**
+ * A press on Cancel this soon after Start chat is the second tap of a double tap (the
+ * button changed under the finger): it counts as pressing start again, which only
+ * says "please wait" (spec section 4), instead of cancelling what was just started.
+ */
+export const DOUBLE_TAP_MS = 500;
 
 /**
  * Home screen, state 1: the avatar's photo, title and optional label, and the
@@ -30,6 +37,12 @@ export function PreSession() {
   const hostText = [accountMessages.digitalHost.defaultMessage, intl.formatMessage(accountMessages.digitalHost)];
   const label = info?.label && !(special && hostText.some((t) => t.toLowerCase() === info.label?.trim().toLowerCase())) ? info.label : null;
   const ending = status === 'ending';
+  const startedAt = useRef(-Infinity);
+  const start = () => {
+    startedAt.current = performance.now();
+    dispatch(startRequested());
+  };
+  const cancel = () => dispatch(performance.now() - startedAt.current < DOUBLE_TAP_MS ? startRequested() : cancelRequested());
 
   return (
     <section className={connecting ? 'presession presession--connecting' : 'presession'} aria-labelledby={titleId}>
@@ -59,7 +72,7 @@ export function PreSession() {
           {ending && <p className="presession__ending">{intl.formatMessage(sessionMessages.ending)}</p>}
         </div>
         {connecting ? (
-          <button type="button" className="btn btn--glass btn--block presession__action" onClick={() => dispatch(cancelRequested())}>
+          <button type="button" className="btn btn--glass btn--block presession__action" onClick={cancel}>
             {intl.formatMessage(sessionMessages.cancel)}
           </button>
         ) : (
@@ -67,7 +80,7 @@ export function PreSession() {
             type="button"
             className="btn btn--primary btn--block presession__action"
             disabled={ending}
-            onClick={() => dispatch(startRequested())}
+            onClick={start}
           >
             <svg viewBox="0 0 24 24" aria-hidden="true">
               <path d="M12 3C7 3 3 6.6 3 11c0 2.4 1.2 4.6 3.1 6.1L5.5 21l4-2.2c.8.2 1.6.3 2.5.3 5 0 9-3.6 9-8s-4-8-9-8Z" fill="currentColor" />
