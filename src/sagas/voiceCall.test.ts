@@ -182,6 +182,23 @@ describe('call mode: controls', () => {
     expect(voice().recognizer().listenerCount()).toBe(0);
   });
 
+  it('a hang up tapped while the microphone is still being muted is not lost', async () => {
+    await startCall();
+    let finishMute = () => {};
+    voice().pipeline().mute.mockImplementationOnce(() => new Promise<void>((resolve) => (finishMute = resolve)));
+    h.dispatch(muteToggled());
+    await h.flush();
+    h.dispatch(callLeft());
+    finishMute();
+    await h.flush();
+    expect(h.state().voice.call).toBe('off');
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    // The next Start call is heard.
+    await startCall();
+    expect(voice().pipelines).toHaveLength(2);
+  });
+
   it('ten calls in a row leave nothing open', async () => {
     for (let i = 0; i < 10; i += 1) {
       await startCall();

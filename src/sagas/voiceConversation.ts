@@ -16,7 +16,8 @@
  *   speech-settings alert.
  */
 import type { Action } from '@reduxjs/toolkit';
-import { call, delay, put, race, select, take } from 'typed-redux-saga';
+import { buffers } from 'redux-saga';
+import { actionChannel, call, delay, put, race, select, take } from 'typed-redux-saga';
 import { callLeft } from '../features/input/inputSlice.ts';
 import { langChosen, selectLang, type Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
@@ -86,6 +87,8 @@ const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end
 const isAvatarChange = (a: Action) =>
   (messageReceived.match(a) && a.payload.msg_type === 'command' && AVATAR_COMMANDS.includes(a.payload.command)) ||
   (sendRequested.match(a) && a.payload.type === 'break');
+/** What the visitor or the avatar changes while the call runs. */
+const isControl = (a: Action) => callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || isAvatarChange(a);
 
 function* act(outputs: SentenceOutput[], lang: Lang) {
   for (const output of outputs) {
@@ -94,16 +97,16 @@ function* act(outputs: SentenceOutput[], lang: Lang) {
         yield* put(sendRequested({ type: 'break' }));
         break;
       case 'partial':
-        yield* put(partialRecognized({ msgId: output.msgId, text: output.text }));
+        yield* put(partialRecognized({ msgId: output.msgId, text: output.text, mode: 'call' }));
         break;
       case 'complete':
         yield* put(sentenceRecognized({ msgId: output.msgId, text: joinPhrases(output.phrases, lang) }));
         break;
       case 'discarded':
-        log.warn('sentence without words', { reason: output.reason });
+        log.debug('sentence without words', { reason: output.reason });
         break;
       case 'stray':
-        log.warn('a phrase heard outside any sentence was not sent');
+        log.info('a phrase heard outside any sentence was not sent');
         break;
     }
   }
@@ -143,79 +146,85 @@ export function* converse(ctx: ConversationContext) {
     yield* put(alertShown(message));
   };
 
-  // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
-  let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
-  for (;;) {
-    const deadline = nextDeadline(sentences, TIMING);
-    const wake = yield* race({
-      event: take(events.channel),
-      left: take(callLeft.match),
-      mute: take(muteToggled.match),
-      lang: take(langChosen.match),
-      avatar: take(isAvatarChange),
-      tick: deadline !== null ? delay(Math.max(0, deadline - Date.now())) : call(never),
-      ready: call(settle, pending ?? never()),
-    });
+  // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
+  // mute tapped during such a wait must not be lost (a lost Hang up left the call running).
+  const controls = yield* actionChannel(isControl, buffers.expanding<Action>(8));
+  try {
+    // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
+    let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
+    for (;;) {
+      const deadline = nextDeadline(sentences, TIMING);
+      const { control, ...wake } = yield* race({
+        event: take(events.channel),
+        control: take(controls),
+        tick: deadline !== null ? delay(Math.max(0, deadline - Date.now())) : call(never),
+        ready: call(settle, pending ?? never()),
+      });
+      const left = control && callLeft.match(control);
+      const mute = control && muteToggled.match(control);
+      const langChange = control && langChosen.match(control) ? control : undefined;
 
-    if (wake.left) {
-      // Hung up: what is complete still goes; recognition stops with the scope.
-      step({ type: 'flush' });
-      yield* act(outputs.splice(0), lang);
-      return;
-    }
-    if (wake.ready) {
-      pending = null;
-      if (wake.ready.error !== undefined) {
-        log.warn('recognition could not start', String(wake.ready.error));
-        yield* fail({ id: catalogue.asrConfigFailed.id });
-        return;
-      }
-    }
-    if (wake.tick) step({ type: 'tick' });
-    const event = wake.event;
-    log.warn('DEBUG wake', { keys: Object.keys(wake).filter((k) => (wake as Record<string, unknown>)[k] !== undefined), type: event?.type, text: event && 'text' in event ? event.text : undefined, received: feed.received, at: Date.now() % 100000, frame: (event as { frame?: number } | undefined)?.frame });
-    if (event?.type === 'speechStart') {
-      step({ type: 'speechStart', msgId: platform.randomUUID() });
-      yield* put(vadSpeechStarted());
-    } else if (event?.type === 'speechEnd' || event?.type === 'misfire') {
-      step({ type: event.type });
-      yield* put(vadSpeechEnded());
-    } else if ((event?.type === 'recognizing' || event?.type === 'recognized') && event.recognizer === recognizers.id) {
-      step({ type: event.type, text: event.text });
-    } else if (event?.type === 'micError') {
-      log.warn('the microphone failed during the call', event);
-      yield* fail({ id: catalogue.mediaAccessFailed.id });
-      return;
-    } else if (event?.type === 'recognizerFailed' && event.recognizer === recognizers.id) {
-      log.warn('recognition failed during the call', { details: event.details, restarts });
-      if (restarts >= MAX_RECOGNIZER_RESTARTS) {
-        yield* fail({ id: catalogue.asrConfigFailed.id });
-        return;
-      }
-      restarts += 1;
-      step({ type: 'flush' });
-      pending = open(CALL_START_SILENCE_MS);
-    }
-    if (wake.mute) {
-      const muted = yield* select(selectMuted);
-      feed.setPaused(muted);
-      if (muted) {
+      if (left) {
+        // Hung up: what is complete still goes; recognition stops with the scope.
         step({ type: 'flush' });
+        yield* act(outputs.splice(0), lang);
+        return;
+      }
+      if (wake.ready) {
+        pending = null;
+        if (wake.ready.error !== undefined) {
+          log.warn('recognition could not start', String(wake.ready.error));
+          yield* fail({ id: catalogue.asrConfigFailed.id });
+          return;
+        }
+      }
+      if (wake.tick) step({ type: 'tick' });
+      const event = wake.event;
+      if (event?.type === 'speechStart') {
+        step({ type: 'speechStart', msgId: platform.randomUUID() });
+        yield* put(vadSpeechStarted());
+      } else if (event?.type === 'speechEnd' || event?.type === 'misfire') {
+        step({ type: event.type });
         yield* put(vadSpeechEnded());
+      } else if ((event?.type === 'recognizing' || event?.type === 'recognized') && event.recognizer === recognizers.id) {
+        step({ type: event.type, text: event.text });
+      } else if (event?.type === 'micError') {
+        log.warn('the microphone failed during the call', event);
+        yield* fail({ id: catalogue.mediaAccessFailed.id });
+        return;
+      } else if (event?.type === 'recognizerFailed' && event.recognizer === recognizers.id) {
+        log.warn('recognition failed during the call', { details: event.details, restarts });
+        if (restarts >= MAX_RECOGNIZER_RESTARTS) {
+          yield* fail({ id: catalogue.asrConfigFailed.id });
+          return;
+        }
+        restarts += 1;
+        step({ type: 'flush' });
+        pending = open(CALL_START_SILENCE_MS);
       }
-      try {
-        yield* call([pipeline, pipeline.mute], muted);
-      } catch (error) {
-        log.warn('mute failed', String(error));
+      if (mute) {
+        const muted = yield* select(selectMuted);
+        feed.setPaused(muted);
+        if (muted) {
+          step({ type: 'flush' });
+          yield* put(vadSpeechEnded());
+        }
+        try {
+          yield* call([pipeline, pipeline.mute], muted);
+        } catch (error) {
+          log.warn('mute failed', String(error));
+        }
       }
-    }
-    if (wake.lang && wake.lang.payload !== lang) {
-      step({ type: 'flush' });
+      if (langChange && langChange.payload !== lang) {
+        step({ type: 'flush' });
+        yield* act(outputs.splice(0), lang);
+        lang = langChange.payload;
+        pending = open(LANG_CHANGE_SILENCE_MS);
+      }
       yield* act(outputs.splice(0), lang);
-      lang = wake.lang.payload;
-      pending = open(LANG_CHANGE_SILENCE_MS);
+      raised = yield* call(syncThreshold, pipeline, raised);
     }
-    yield* act(outputs.splice(0), lang);
-    raised = yield* call(syncThreshold, pipeline, raised);
+  } finally {
+    controls.close();
   }
 }

@@ -72,15 +72,13 @@ describe('hold to talk: pressing', () => {
     expect(h.sentOf('break')).toHaveLength(2);
   });
 
-  it('shows the words heard so far and sends them as asrcallback partials', async () => {
+  it('shows the words heard so far, and keeps them on the device until the release', async () => {
     await press();
-    voice().recognizer().partial('where is');
     voice().recognizer().partial('where is');
     await h.flush();
     expect(h.state().voice.hypothesis).toBe('where is');
-    expect(h.sentOf('message_text', 'asrcallback')).toEqual([
-      expect.objectContaining({ text: 'where is', end_point: false, data: { msg_id: 'v-1', lang: 'en' } }),
-    ]);
+    // Sliding up may still cancel them: no asrcallback partial goes up while holding.
+    expect(h.sentOf('message_text')).toEqual([]);
   });
 });
 

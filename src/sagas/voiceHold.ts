@@ -4,11 +4,17 @@
  * recognized shows the no-voice toast and sends nothing. Presses are debounced by 300 ms.
  *
  * The microphone goes through the same pipeline as call mode (one capture path), but
- * its voice detection is not used: the visitor's finger marks the start and the end.
- * Capture and recognition start together on the press; audio is held until the
- * recognizer is connected, so the first word is not lost. On release the microphone is
- * closed at once and the recognizer gets up to 1 s for the last phrase, in a task of
- * its own, so the next press need not wait for it.
+ * its voice detection is not used: the visitor's finger marks the start and the end, and
+ * nothing waits for the detector's model. Capture and recognition start together on the
+ * press; audio is held until the recognizer is connected, so the first word is not lost.
+ * On release the microphone is closed at once and the recognizer gets up to 1 s for the
+ * last phrase, in a task of its own, so the next press need not wait for it.
+ *
+ * iOS caveat: the pipeline is started in the press's call stack, but a touch pointerdown
+ * is not a user activation everywhere (WebKit counts touchend); the AudioContext may
+ * then start only because the visitor already tapped Start chat on this page. If it
+ * stays suspended no audio comes: a release shows the no-voice toast, and after 3 s the
+ * pipeline gives up with the media-access alert.
  */
 import { call, delay, fork, put, race, select, take, type SagaGenerator } from 'typed-redux-saga';
 import type { Action } from '@reduxjs/toolkit';
@@ -137,7 +143,7 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
         released = { recognizing, abort: recognizerAbort, feed, phrases, msgId, lang };
         return released;
       }
-      if (event?.type === 'recognizing') yield* put(partialRecognized({ msgId, text: event.text }));
+      if (event?.type === 'recognizing') yield* put(partialRecognized({ msgId, text: event.text, mode: 'hold' }));
       if (event?.type === 'micError') {
         log.warn('hold to talk: the microphone failed', event);
         yield* put(alertShown({ id: catalogue.mediaAccessFailed.id }));

@@ -1,6 +1,6 @@
 /**
- * A voice turn on the signaling channel (PROTOCOL.md): partial words go up as
- * `asrcallback` with end_point false; a complete sentence as `asrcallback` with
+ * A voice turn on the signaling channel (PROTOCOL.md): partial words of a call go
+ * up as `asrcallback` with end_point false (hold to talk keeps them until release); a complete sentence as `asrcallback` with
  * end_point true; the server's `asr_end` then asks for the `nlpmsg` with the same
  * msg_id, which the server echoes (`asr`) and answers like typed text.
  *
@@ -35,8 +35,9 @@ function* canSend() {
 function createPartialSender() {
   let last = { msgId: '', text: '' };
   return function* sendPartial(action: ReturnType<typeof partialRecognized>) {
-    const { msgId, text } = action.payload;
-    if (text.trim() === '' || (last.msgId === msgId && last.text === text)) return;
+    const { msgId, text, mode } = action.payload;
+    // Held to talk, the words are not the visitor's to share until the release sends them.
+    if (mode === 'hold' || text.trim() === '' || (last.msgId === msgId && last.text === text)) return;
     last = { msgId, text };
     if (!(yield* canSend())) return;
     const lang = yield* select(selectLang);

@@ -107,7 +107,11 @@ export const voiceSlice = createSlice({
       state.hearing = false;
     },
     /** Words not final yet, for display (and sent as asrcallback partials). */
-    partialRecognized(state, action: PayloadAction<{ msgId: string; text: string }>) {
+    /**
+     * Words heard so far. In a call they also go to the server as they come; while a
+     * button is held they stay on the device, since sliding up may still cancel them.
+     */
+    partialRecognized(state, action: PayloadAction<{ msgId: string; text: string; mode: 'call' | 'hold' }>) {
       state.hypothesis = action.payload.text;
     },
     /** A voice sentence is complete: the voice turn sends it as the visitor's message. */

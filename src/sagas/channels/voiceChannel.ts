@@ -47,8 +47,8 @@ export function createVoiceEvents(): VoiceEvents {
   return {
     channel,
     pipelineCallbacks: {
-      onSpeechStart: (e) => emit({ type: 'speechStart', frame: e.frame } as VoiceEvent),
-      onSpeechEnd: (e) => emit({ type: 'speechEnd', frame: e.endFrame } as VoiceEvent),
+      onSpeechStart: () => emit({ type: 'speechStart' }),
+      onSpeechEnd: () => emit({ type: 'speechEnd' }),
       onMisfire: () => emit({ type: 'misfire' }),
       onError: (error) => emit({ type: 'micError', kind: error.kind, message: error.message }),
     },

@@ -40,7 +40,7 @@ export const test = base.extend<VoiceOptions & { page: Page }>({
       });
       const page = await context.newPage();
       // VOICE_E2E_CONSOLE=1 shows the page's console, for diagnosing a failing voice test.
-      if (process.env.VOICE_E2E_CONSOLE) page.on('console', (m) => process.stdout.write(`[page ${m.type()}] ${m.text()}\n`));
+      if (process.env.VOICE_E2E_CONSOLE) page.on('console', (m) => process.stdout.write(`${new Date().toISOString().slice(11, 23)} [page ${m.type()}] ${m.text()}\n`));
       if (micPrompt === 'deny' && baseURL) {
         const cdp = await context.newCDPSession(page);
         const { targetInfo } = await cdp.send('Target.getTargetInfo');

@@ -24,7 +24,7 @@ describe('CallControls', () => {
   it('shows the words heard and what the avatar is doing', () => {
     const { store } = renderControls();
     act(() => {
-      store.dispatch(partialRecognized({ msgId: 'v-1', text: 'where is the' }));
+      store.dispatch(partialRecognized({ msgId: 'v-1', text: 'where is the', mode: 'call' }));
     });
     expect(screen.getByText('where is the')).toBeInTheDocument();
     act(() => {
