@@ -58,11 +58,14 @@ async function expectAlertThenPreSession(page: Page, message: string, lang: Lang
 
 /** Every room the client started was stopped, none is left, and the page holds nothing open. */
 async function expectSessionCleanedUp(page: Page, request: APIRequestContext): Promise<void> {
+  const seen = await events(request);
   await expect.poll(async () => {
-    const seen = await events(request);
-    return stoppedRooms(seen).length === startedRooms(seen).length;
+    const now = await events(request);
+    return stoppedRooms(now).length === startedRooms(now).length;
   }).toBe(true);
-  await expect.poll(() => roomIds(request)).toEqual([]);
+  // Only this test's rooms: an earlier test's page may still be stopping its own.
+  const mine = new Set(startedRooms(seen));
+  await expect.poll(async () => (await roomIds(request)).filter((id) => mine.has(id))).toEqual([]);
   await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
   await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
 }
