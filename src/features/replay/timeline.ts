@@ -139,6 +139,12 @@ export function entrySummary(entry: LogEntry): string {
     const what = data?.type ?? data?.msg_type ?? data?.event;
     return `signaling ${show(data?.dir ?? '')} ${show(what)}`.replace(/\s+/g, ' ');
   }
-  const text = `${entry.kind} ${JSON.stringify(entry.data) ?? ''}`;
+  let text = `${entry.kind} ${JSON.stringify(entry.data) ?? ''}`;
+  if ((entry.kind === 'log' || entry.kind === 'error') && typeof data?.message === 'string') {
+    // A client log line reads as one: "warn media: media dropped {"state":"disconnected"}".
+    const level = entry.kind === 'error' ? 'error' : show(data.level ?? 'log');
+    const where = typeof data.feature === 'string' ? `${data.feature}: ` : '';
+    text = `${level} ${where}${data.message}${data.data === undefined ? '' : ` ${JSON.stringify(data.data)}`}`;
+  }
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }

@@ -77,6 +77,14 @@ describe('sparkPath', () => {
   it('scales to a fixed maximum and clamps to the drawing', () => {
     expect(sparkPath([3, 0, 9], 20, 12, 3, 3)).toBe('M0.0 1.0L10.0 11.0L20.0 1.0');
   });
+  it('spreads a short history over at least minSpan points, then over all of them up to the capacity', () => {
+    expect(sparkPath([0, 10], 40, 12, 60, undefined, 5)).toBe('M30.0 11.0L40.0 1.0');
+    expect(sparkPath([0, 10, 0, 10, 0, 10], 40, 12, 60, undefined, 5)).toBe('M0.0 11.0L8.0 1.0L16.0 11.0L24.0 1.0L32.0 11.0L40.0 1.0');
+  });
+  it('draws a lone figure as a dot', () => {
+    expect(sparkPath([null, 4, null], 20, 12, 3)).toBe('M10.0 1.0h0');
+    expect(sparkPath([4], 20, 12, 60, undefined, 6)).toBe('M20.0 1.0h0');
+  });
   it('draws nothing without figures', () => {
     expect(sparkPath([null, null], 20, 12, 60)).toBe('');
     expect(sparkPath([], 20, 12, 60)).toBe('');
