@@ -2,6 +2,7 @@
  * The start of a session, from the tap on Start chat to the playing avatar:
  *
  *   route → start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays → say_hello
+ *   (the WHEP offer is prepared from the tap on, in parallel)
  *
  * /get/route runs before /start_live so that a refused route never starts a room.
  *
@@ -107,6 +108,9 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   const uid = yield* select(selectUserId);
   const deviceId = yield* select(selectDeviceId);
   if (!uid || !deviceId) throw endWithToast('startFailed', { id: catalogue.userIdRequired.id });
+  // The peer connection and its offer (ICE gathering included) are made while the
+  // requests below and the stream poll run, so WHEP can post the moment the stream is up.
+  whep.prepare(signal);
 
   // app_id: the client has no separate application id, and the account id is
   // what identifies the avatar configuration, so the uid is sent as app_id.

@@ -49,6 +49,9 @@ describe('session', () => {
       expect.any(AbortSignal),
       15_000,
     );
+    // The WHEP offer was prepared from the start, with the session's signal.
+    expect(h.whep.prepare).toHaveBeenCalledWith(h.whep.connect.mock.calls[0]?.[1]);
+    expect(h.whep.prepare.mock.invocationCallOrder[0]).toBeLessThan(h.live.getRoute.mock.invocationCallOrder[0]!);
     expect(h.socket.connect).toHaveBeenCalledWith('ws://127.0.0.1/ws/signaling');
     // The greeting waits until the avatar can be seen and heard.
     expect(h.sockets[0]?.types()).toEqual(['offer_2']);

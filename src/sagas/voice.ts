@@ -2,18 +2,20 @@
  * Voice input: hold to talk (voiceHold.ts), hands-free calls (voiceCall.ts), the voice
  * turn on the signaling channel (voiceTurn.ts), and warming the voice assets.
  *
- * The assets (Speech SDK chunk, worker, worklet, model, wasm) are fetched once Start
- * chat is tapped, while the session connects: never on the pre-session path, whose
- * first paint must stay light, and early enough that the first call starts from cache.
+ * The assets (Speech SDK chunk, worker, worklet, model, wasm) are fetched once the first
+ * session's avatar plays: never on the pre-session path, whose first paint must stay
+ * light, nor while the session connects, whose network and CPU belong to the start; and
+ * still before the visitor can reach Start call, so the first call starts from cache.
  */
-import { all, call, fork, takeEvery } from 'typed-redux-saga';
-import { startRequested } from '../features/session/sessionSlice.ts';
+import { all, call, fork, take } from 'typed-redux-saga';
+import { videoPlaying } from '../features/session/sessionSlice.ts';
 import { services } from './context.ts';
 import { callWatcher } from './voiceCall.ts';
 import { holdWatcher } from './voiceHold.ts';
 import { voiceTurnWatcher } from './voiceTurn.ts';
 
 function* prefetchVoice() {
+  yield* take(videoPlaying.match);
   const { voice } = yield* services();
   yield* call(voice.prefetch);
 }
@@ -23,6 +25,6 @@ export function* voiceSaga() {
     fork(holdWatcher),
     fork(callWatcher),
     fork(voiceTurnWatcher),
-    takeEvery(startRequested.match, prefetchVoice),
+    fork(prefetchVoice),
   ]);
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { startRequested } from '../features/session/sessionSlice.ts';
+import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { liveVoiceHarness } from './testing/voiceHarness.ts';
@@ -54,7 +54,7 @@ describe('voice turn', () => {
 });
 
 describe('voice assets', () => {
-  it('are prefetched when Start chat is tapped, never on the pre-session screen', async () => {
+  it('are prefetched once the first avatar video plays: never on the pre-session screen, nor during the start', async () => {
     vi.useFakeTimers();
     const h = setupSagas();
     task = h.task;
@@ -62,6 +62,13 @@ describe('voice assets', () => {
     expect(h.state().account.status).toBe('valid');
     expect(h.voice.prefetch).not.toHaveBeenCalled();
     h.dispatch(startRequested());
+    await h.flush();
+    expect(h.voice.prefetch).not.toHaveBeenCalled();
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlaying());
+    await h.flush();
+    expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
+    h.dispatch(videoPlaying());
     await h.flush();
     expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
   });

@@ -148,4 +148,48 @@ describe('whep', () => {
     expect(FakePeerConnection.last?.closed).toBe(true);
     expect(FakePeerConnection.last?.remoteDescription).toBeNull();
   });
+
+  it('prepares the offer ahead of connect, which then posts it at once on the same peer connection', async () => {
+    const { service, postText } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const controller = new AbortController();
+    service.prepare(controller.signal);
+    const preparedPeer = FakePeerConnection.last;
+    expect(preparedPeer?.transceivers.map(([kind]) => kind)).toEqual(['video', 'audio']);
+    // A second prepare while one is ready builds nothing new.
+    service.prepare(controller.signal);
+    expect(FakePeerConnection.last).toBe(preparedPeer);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(preparedPeer?.iceGatheringState).toBe('complete');
+
+    await service.connect({ srsLink: 'http://media', roomId: 'r' }, controller.signal);
+    expect(FakePeerConnection.last).toBe(preparedPeer);
+    expect(postText).toHaveBeenCalledWith(whepUrl('http://media', 'r'), 'v=0 offer', 'application/sdp', expect.anything());
+    expect(preparedPeer?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
+    // The next connect (a media reconnect) builds its own.
+    await service.connect({ srsLink: 'http://media', roomId: 'r' }, controller.signal);
+    expect(FakePeerConnection.last).not.toBe(preparedPeer);
+  });
+
+  it('closes a prepared peer connection that nobody took when its signal aborts', () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0' }));
+    const controller = new AbortController();
+    service.prepare(controller.signal);
+    const preparedPeer = FakePeerConnection.last;
+    controller.abort();
+    expect(preparedPeer?.closed).toBe(true);
+    // A later session does not get it.
+    service.prepare(new AbortController().signal);
+    expect(FakePeerConnection.last).not.toBe(preparedPeer);
+  });
+
+  it('a connect aborted while it waits for a prepared offer rejects and closes the peer connection', async () => {
+    const { service, postText } = setup(() => Promise.resolve({ status: 201, text: 'v=0' }));
+    service.prepare(new AbortController().signal);
+    const connectAbort = new AbortController();
+    const pending = service.connect({ srsLink: '', roomId: 'r' }, connectAbort.signal);
+    connectAbort.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(FakePeerConnection.last?.closed).toBe(true);
+    expect(postText).not.toHaveBeenCalled();
+  });
 });

@@ -4,6 +4,11 @@
  *
  * connect() honours its AbortSignal at every await: an aborted connect rejects
  * and closes its peer connection, so a cancelled session never leaks one.
+ *
+ * prepare() builds the next connection's offer ahead of time (peer connection,
+ * transceivers, ICE gathering), so the session start does it while it waits for
+ * the stream instead of after; the next connect() takes it. A prepared peer
+ * connection is closed when its signal aborts.
  */
 import { createReplayEmitter } from './emitter.ts';
 import type { HttpClient } from './http.ts';
@@ -30,6 +35,8 @@ export interface WhepConnection {
 
 export interface WhepService {
   isSupported(): boolean;
+  /** Starts building the offer of the next connect(); closed when `signal` aborts. */
+  prepare(signal: AbortSignal): void;
   connect(params: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection>;
 }
 
@@ -51,6 +58,14 @@ export function whepUrl(srsLink: string, roomId: string): string {
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new DOMException('WHEP connect aborted', 'AbortError');
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const abort = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: AbortSignal): Promise<void> {
@@ -121,25 +136,70 @@ export function isWebRtcSupported(): boolean {
   return typeof RTCPeerConnection === 'function' && typeof MediaStream === 'function';
 }
 
+/** A peer connection with its offer under way (or made). */
+interface Offering {
+  pc: RTCPeerConnection;
+  connection: WhepConnection;
+  /** The gathered offer; settles once, and is awaited by whoever takes the peer. */
+  offerSdp: Promise<string>;
+  signal: AbortSignal;
+}
+
 export function createWhepService(deps: WhepDeps): WhepService {
   const createPeer = deps.createPeer ?? ((config) => new RTCPeerConnection(config));
+  let prepared: Offering | null = null;
+
+  const startOffer = (signal: AbortSignal): Offering => {
+    const pc = createPeer({ iceServers: deps.iceServers });
+    const connection = wrapConnection(pc);
+    const offerSdp = (async () => {
+      pc.addTransceiver('video', { direction: 'recvonly' });
+      pc.addTransceiver('audio', { direction: 'recvonly' });
+      const offer = await pc.createOffer();
+      throwIfAborted(signal);
+      await pc.setLocalDescription(offer);
+      throwIfAborted(signal);
+      await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
+      throwIfAborted(signal);
+      const sdp = pc.localDescription?.sdp;
+      if (!sdp) throw new WhepError('negotiation', 'no local description');
+      return sdp;
+    })();
+    return { pc, connection, offerSdp, signal };
+  };
+
+  /** The prepared offering if it still belongs to a live signal; otherwise a new one. */
+  const takeOffering = (signal: AbortSignal): Offering => {
+    const ready = prepared;
+    prepared = null;
+    if (ready && !ready.signal.aborted) return ready;
+    return startOffer(signal);
+  };
+
   return {
     isSupported: () => (deps.createPeer ? true : isWebRtcSupported()),
+    prepare(signal) {
+      if (signal.aborted) return;
+      if (prepared && !prepared.signal.aborted) return;
+      const offering = startOffer(signal);
+      // Its failure is reported by the connect() that takes it.
+      offering.offerSdp.catch(() => {});
+      prepared = offering;
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (prepared === offering) prepared = null;
+          offering.connection.close();
+        },
+        { once: true },
+      );
+    },
     async connect({ srsLink, roomId }, signal) {
       throwIfAborted(signal);
-      const pc = createPeer({ iceServers: deps.iceServers });
-      const connection = wrapConnection(pc);
+      const { connection, pc, offerSdp: offering } = takeOffering(signal);
       try {
-        pc.addTransceiver('video', { direction: 'recvonly' });
-        pc.addTransceiver('audio', { direction: 'recvonly' });
-        const offer = await pc.createOffer();
-        throwIfAborted(signal);
-        await pc.setLocalDescription(offer);
-        throwIfAborted(signal);
-        await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
-        throwIfAborted(signal);
-        const offerSdp = pc.localDescription?.sdp;
-        if (!offerSdp) throw new WhepError('negotiation', 'no local description');
+        // A prepared offer watches its own signal; this connect's may be another.
+        const offerSdp = await Promise.race([offering, rejectOnAbort(signal)]);
         const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
         throwIfAborted(signal);
         if (answer.status !== 201 || !answer.text.trimStart().startsWith('v=')) {

@@ -116,7 +116,7 @@ export const DEMO_INFO: AccountInfo = {
 export function createFakes(options: FakeOptions = {}) {
   const sockets: FakeSocket[] = [];
   const peers: FakePeer[] = [];
-  const signals: Record<string, AbortSignal[]> = { route: [], startLive: [], streams: [], whep: [] };
+  const signals: Record<string, AbortSignal[]> = { route: [], startLive: [], streams: [], whep: [], whepPrepare: [] };
   const visibility = new Set<(hidden: boolean) => void>();
   /** What each next socket / peer does; the last entry repeats. */
   const plan = { sockets: ['join'] as SocketBehaviour[], peers: ['connect'] as PeerBehaviour[] };
@@ -143,6 +143,9 @@ export function createFakes(options: FakeOptions = {}) {
 
   const whep = {
     isSupported: vi.fn(() => true),
+    prepare: vi.fn((signal: AbortSignal) => {
+      signals.whepPrepare?.push(signal);
+    }),
     connect: vi.fn((_target: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection> => {
       signals.whep?.push(signal);
       const behaviour = next(plan.peers);
