@@ -3,6 +3,7 @@ import {
   cleanTakenText,
   DRAW_LIMITS,
   isHttpUrl,
+  joinTexts,
   messageText,
   partsOfTts,
   showsThinkingDots,
@@ -97,6 +98,22 @@ describe('toBlocks', () => {
     expect(performance.now() - started).toBeLessThan(100);
     const gallery = blocks.find((b) => b.kind === 'gallery');
     expect(gallery?.kind === 'gallery' && gallery.images.at(-1)?.index).toBe(500);
+  });
+});
+
+describe('joining text parts', () => {
+  it('puts a space between sentences, but not around Chinese or Japanese', () => {
+    expect(joinTexts('Our store is open.', 'Come by!')).toBe('Our store is open. Come by!');
+    expect(joinTexts('您好，我是艾娃。', '有什么可以帮您？')).toBe('您好，我是艾娃。有什么可以帮您？');
+    expect(joinTexts('営業中です。', 'どうぞ')).toBe('営業中です。どうぞ');
+    expect(joinTexts('안녕하세요.', '반갑습니다')).toBe('안녕하세요. 반갑습니다');
+    expect(joinTexts('ends with a space ', 'next')).toBe('ends with a space next');
+    expect(joinTexts('', 'first')).toBe('first');
+  });
+  it('is how a message with several text parts reads', () => {
+    const blocks = toBlocks([text('第一句。'), text('第二句。')]);
+    expect(blocks).toEqual([expect.objectContaining({ kind: 'text', text: '第一句。第二句。' })]);
+    expect(messageText({ msgArr: [text('Hello.'), text('Again.')] })).toBe('Hello. Again.');
   });
 });
 

@@ -96,12 +96,20 @@ export function cleanTakenText(text: string): string {
   return text.replace(/[\r\n\u2028\u2029]+/g, '').trim();
 }
 
+/** Chinese and Japanese script and full-width punctuation: written without spaces between sentences. */
+const UNSPACED = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
+
+/** Two consecutive text parts as one text: a space between them, except around Chinese or Japanese. */
+export function joinTexts(before: string, after: string): string {
+  if (before === '' || after === '' || /\s$/u.test(before) || /^\s/u.test(after)) return before + after;
+  return UNSPACED.test(before.at(-1)!) || UNSPACED.test(after[0]!) ? before + after : `${before} ${after}`;
+}
+
 /** The visitor's words in a message: its text parts, joined like the log shows them. */
 export function messageText(message: Pick<ChatMessage, 'msgArr'>): string {
   return message.msgArr
     .filter((p): p is Extract<ChatPart, { type: 'text' }> => p.type === 'text')
-    .map((p) => p.content)
-    .join(' ');
+    .reduce((all, p) => joinTexts(all, p.content), '');
 }
 
 export interface GalleryImage {
@@ -152,7 +160,7 @@ export function toBlocks(parts: readonly ChatPart[]): Block[] {
     if (part.type !== 'text') text = null;
     switch (part.type) {
       case 'text':
-        if (text) text.text += ` ${part.content}`;
+        if (text) text.text = joinTexts(text.text, part.content);
         else if (add({ kind: 'text', key: `t${i}`, text: part.content })) text = blocks.at(-1) as TextBlock;
         break;
       case 'image':
