@@ -97,6 +97,8 @@ function phasesOf(events, { tap, received, frame }) {
   const active = (e) => Array.isArray(e.body.body?.streams) && e.body.body.streams.some((s) => s.name === roomId && s.publish?.active === true);
   const benchPoll = (e) => String(e.body.path).includes('bench=');
   const t = {
+    routeIn: first('route request', http('in', '/get/route')).t,
+    routeOut: first('route answer', http('out', '/get/route')).t,
     startIn: first('start_live request', http('in', '/start_live')).t,
     startOut: startOut.t,
     // Whichever poll saw it first: under load the script's own 25 ms poll can lag the client's.
@@ -127,7 +129,9 @@ function phasesOf(events, { tap, received, frame }) {
     server,
     client: total - server,
     steps: {
-      tap: t.startIn - tap,
+      tap: t.routeIn - tap,
+      route: t.routeOut - t.routeIn,
+      next: t.startIn - t.routeOut,
       start: t.startOut - t.startIn,
       boot: t.ready - t.startOut,
       poll: t.clientSaw - t.ready,
@@ -138,7 +142,9 @@ function phasesOf(events, { tap, received, frame }) {
       decode: frame - received,
     },
     legend: {
-      tap: 'tap → start_live request',
+      tap: 'tap → route request',
+      route: 'route in → out',
+      next: 'route answer → start_live request',
       start: 'start_live in → out',
       boot: 'start_live out → media ready',
       poll: 'media ready → the client\'s poll sees it',

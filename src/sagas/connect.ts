@@ -2,7 +2,7 @@
  * The start of a session, from the tap on Start chat to the playing avatar:
  *
  *   route → start_live → signaling (forked) ∥ stream poll → room joined → WHEP → video plays → say_hello
- *   (the WHEP offer is prepared from the tap on, in parallel)
+ *   (the WHEP offer is prepared in parallel, from the start_live request on)
  *
  * /get/route runs before /start_live so that a refused route never starts a room.
  *
@@ -12,7 +12,7 @@
  * Every step throws a SessionEnd on failure. The signaling and media tasks are
  * forked here and live until the session saga cancels this saga.
  */
-import { call, delay, fork, put, race, select, take } from 'typed-redux-saga';
+import { call, delay, fork, join, put, race, select, take } from 'typed-redux-saga';
 import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
@@ -108,9 +108,6 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   const uid = yield* select(selectUserId);
   const deviceId = yield* select(selectDeviceId);
   if (!uid || !deviceId) throw endWithToast('startFailed', { id: catalogue.userIdRequired.id });
-  // The peer connection and its offer (ICE gathering included) are made while the
-  // requests below and the stream poll run, so WHEP can post the moment the stream is up.
-  whep.prepare(signal);
 
   // app_id: the client has no separate application id, and the account id is
   // what identifies the avatar configuration, so the uid is sent as app_id.
@@ -118,7 +115,12 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   // Sequential on purpose: a refused route must never leave a started avatar room behind
   // (in parallel, the cancelled start_live's room id was lost and the room never stopped).
   const route = yield* call(fetchRoute, uid, room, signal);
-  const started = yield* call(startRoom, { appId, uid, deviceId }, room, signal);
+  const starting = yield* fork(startRoom, { appId, uid, deviceId }, room, signal);
+  // The peer connection and its offer (ICE gathering included) are made while start_live
+  // and the stream poll run, so WHEP can post the moment the stream is up. After the
+  // request has left, so this work is not in front of it.
+  whep.prepare(signal);
+  const started = yield* join(starting);
 
   yield* put(connectPhaseReached('stream'));
   const identity = { room_id: started.roomId, app_id: appId, deviceId };

@@ -1,8 +1,10 @@
 /**
  * Waits until the room's stream is published: the streams list is asked at
- * once, then every 400 ms after each answer (spec section 7), so polls never
- * overlap. A failed poll is logged and retried: the session's 15 s deadline,
- * not the poll, decides when to give up.
+ * once, then every 400 ms (spec section 7), counted from the start of the last
+ * poll, so a slow answer does not push every later poll back. Polls never
+ * overlap: after an answer slower than 400 ms the next one goes at once. A
+ * failed poll is logged and retried: the session's 15 s deadline, not the poll,
+ * decides when to give up.
  */
 import { call, delay } from 'typed-redux-saga';
 import { isAbortError } from '../services/http.ts';
@@ -16,6 +18,7 @@ export const STREAM_POLL_MS = 400;
 export function* waitForStream(target: { srsLink: string; roomId: string }, signal: AbortSignal) {
   const { streams } = yield* services();
   for (let poll = 1; ; poll += 1) {
+    const startedAt = Date.now();
     try {
       const active = yield* call([streams, streams.isStreamActive], target, signal);
       if (active) {
@@ -26,6 +29,7 @@ export function* waitForStream(target: { srsLink: string; roomId: string }, sign
       if (isAbortError(error) || signal.aborted) throw error;
       log.warn('stream poll failed', { poll, error: String(error) });
     }
-    yield* delay(STREAM_POLL_MS);
+    const wait = STREAM_POLL_MS - (Date.now() - startedAt);
+    if (wait > 0) yield* delay(wait);
   }
 }

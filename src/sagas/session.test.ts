@@ -51,7 +51,7 @@ describe('session', () => {
     );
     // The WHEP offer was prepared from the start, with the session's signal.
     expect(h.whep.prepare).toHaveBeenCalledWith(h.whep.connect.mock.calls[0]?.[1]);
-    expect(h.whep.prepare.mock.invocationCallOrder[0]).toBeLessThan(h.live.getRoute.mock.invocationCallOrder[0]!);
+    expect(h.whep.prepare.mock.invocationCallOrder[0]).toBeGreaterThan(h.live.startLive.mock.invocationCallOrder[0]!);
     expect(h.socket.connect).toHaveBeenCalledWith('ws://127.0.0.1/ws/signaling');
     // The greeting waits until the avatar can be seen and heard.
     expect(h.sockets[0]?.types()).toEqual(['offer_2']);
@@ -150,6 +150,25 @@ describe('session', () => {
     expect(h.streams.isStreamActive).toHaveBeenCalledTimes(3);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
     expect(h.streams.isStreamActive).toHaveBeenCalledWith({ srsLink: 'http://127.0.0.1', roomId: 'room-1' }, expect.any(AbortSignal));
+  });
+
+  it('counts the 400 ms from the start of a poll, and polls at once after an answer slower than that', async () => {
+    const answer = (ms: number, active: boolean) => () => new Promise<boolean>((resolve) => setTimeout(() => resolve(active), ms));
+    h.streams.isStreamActive
+      .mockImplementationOnce(answer(300, false))
+      .mockImplementationOnce(answer(500, false))
+      .mockImplementation(answer(10, true));
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.streams.isStreamActive).toHaveBeenCalledTimes(1);
+    // The first answer came at 300 ms: the second poll goes at 400, not 700.
+    await h.advance(399);
+    expect(h.streams.isStreamActive).toHaveBeenCalledTimes(1);
+    await h.advance(1);
+    expect(h.streams.isStreamActive).toHaveBeenCalledTimes(2);
+    // The second answer takes 500 ms: the third poll follows it at once.
+    await h.advance(500);
+    expect(h.streams.isStreamActive).toHaveBeenCalledTimes(3);
   });
 
   it('keeps polling after a failed poll', async () => {

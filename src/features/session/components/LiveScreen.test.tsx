@@ -138,6 +138,14 @@ describe('LiveScreen', () => {
     expect(screen.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
   });
 
+  it('is not mounted in the Start chat tap: only once the room is started and its stream awaited', () => {
+    renderWithProviders(<HomeScreen />, {
+      preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: 'route' }) },
+    });
+    expect(screen.queryByLabelText('Avatar video')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
+  });
+
   it('is not mounted at all before a start', () => {
     renderWithProviders(<HomeScreen />, { preloadedState: { account: validAccount(), session: session({ status: 'idle' }) } });
     expect(screen.queryByLabelText('Avatar video')).not.toBeInTheDocument();
