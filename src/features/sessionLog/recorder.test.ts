@@ -87,7 +87,7 @@ describe('session log recorder', () => {
     first.recordStore({ counter: { n: 0 } });
     first.recordAction(counter.actions.added(2));
     expect(sessionStorage.getItem(STORAGE_KEY)).toBeNull(); // nothing written synchronously
-    vi.advanceTimersByTime(3000);
+    vi.advanceTimersByTime(PERSIST_INTERVAL_MS);
     expect(JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '{}').entries).toHaveLength(2);
 
     clock.advance(400);

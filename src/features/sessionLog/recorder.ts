@@ -2,7 +2,8 @@
  * The session log recorder: a ring of the last 5,000 entries (actions, store
  * creations and what services saw outside), each with a monotonic timestamp,
  * redacted as it is recorded, persisted to sessionStorage off the hot path
- * (every 3 s at most, less often when a write is expensive).
+ * (every 10 s at most, less often when a write is expensive; at once when the page
+ * is hidden or left, which covers reloads).
  *
  * When the ring evicts an entry, the recorder rolls a base state forward
  * through the same reducer, so a truncated log still replays exactly.
@@ -18,8 +19,12 @@ import type { ExternalKind, LogEntry, RecordedAction } from './types.ts';
 const log = createLogger('sessionLog');
 
 export const DEFAULT_CAPACITY = 5000;
-/** Writes to storage at most this often: a crash or a killed tab loses at most the last few seconds. */
-export const PERSIST_INTERVAL_MS = 3000;
+/**
+ * Writes to storage at most this often: a crash or a killed tab loses at most the last
+ * seconds (a reload or a hidden page writes at once). Every write carries the whole log,
+ * so this interval is most of the recorder's cost (bench/session-log-cost.mjs).
+ */
+export const PERSIST_INTERVAL_MS = 10_000;
 /**
  * Each write carries the whole log (close to 1 MB when the ring is full), and a
  * sessionStorage.setItem that large takes tens of milliseconds (50 ms measured in
