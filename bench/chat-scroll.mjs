@@ -288,7 +288,7 @@ try {
     const s = subject.scroll;
     const r = reference.scroll;
     console.log(`chat-scroll  CPU throttle ${RATE}×, 390×844, subject ${MESSAGES} messages vs reference ${REFERENCE}, median of ${ROUNDS} alternating rounds`);
-    console.log(`  scroll: dropped ${s.droppedFrames}/${s.frames + s.droppedFrames} frames (${fixed(s.droppedRatio * 100, 1)}%) vs ${r.droppedFrames}/${r.frames + r.droppedFrames} (${fixed(r.droppedRatio * 100, 1)}%)  ratio ${fixed(result.ratios.droppedRatio)}`);
+    console.log(`  scroll: dropped ${s.droppedFrames}/${s.frames + s.droppedFrames} frames (${fixed(s.droppedRatio * 100, 1)}%) vs ${r.droppedFrames}/${r.frames + r.droppedFrames} (${fixed(r.droppedRatio * 100, 1)}%)  ${Number.isFinite(result.ratios.droppedRatio) ? `ratio ${fixed(result.ratios.droppedRatio)}` : 'ratio undefined: the reference dropped none'}`);
     console.log(`  scroll: p95 frame ${fixed(s.p95FrameMs, 1)} ms vs ${fixed(r.p95FrameMs, 1)} ms  ratio ${fixed(result.ratios.p95FrameMs)}; max ${fixed(s.maxFrameMs, 1)} vs ${fixed(r.maxFrameMs, 1)} ms`);
     console.log(`  scroll: main thread script/layout/style/all tasks ${s.scriptMs}/${s.layoutMs}/${s.styleMs}/${s.taskMs} ms vs ${r.scriptMs}/${r.layoutMs}/${r.styleMs}/${r.taskMs} ms`);
     console.log(`  flood: ${PARTS} parts in one msg_id (first 100 KB): shown after ${subject.flood.elapsedMs} ms, longest task ${fixed(subject.flood.longestTaskMs, 0)} ms vs ${REFERENCE_PARTS} parts: ${reference.flood.elapsedMs} ms, ${fixed(reference.flood.longestTaskMs, 0)} ms  ratio ${fixed(result.ratios.floodLongestTaskMs)}`);
