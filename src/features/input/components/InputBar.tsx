@@ -12,7 +12,7 @@ import {
   selectInputMode,
   textSubmitted,
 } from '../inputSlice.ts';
-import { KeyboardIcon, MicIcon, PhoneIcon, SendIcon } from './icons.tsx';
+import { KeyboardIcon, MicIcon, PhoneIcon, SendIcon } from '../../../app/icons.tsx';
 import './InputBar.css';
 
 export interface InputBarProps {
@@ -38,7 +38,7 @@ export function InputBar({ speakSlot, callSlot }: InputBarProps) {
     <div className="input-bar">
       <button
         type="button"
-        className="input-bar__round"
+        className="round-btn"
         onClick={() => dispatch(modeSwitched(keyboard ? 'speak' : 'keyboard'))}
         aria-label={intl.formatMessage(keyboard ? voiceMessages.switchToVoice : voiceMessages.switchToKeyboard)}
       >
@@ -47,7 +47,7 @@ export function InputBar({ speakSlot, callSlot }: InputBarProps) {
       <div className="input-bar__centre">{keyboard ? <TextComposer /> : speakSlot}</div>
       <button
         type="button"
-        className="input-bar__round input-bar__call"
+        className="round-btn input-bar__call"
         onClick={() => dispatch(callRequested())}
         aria-label={intl.formatMessage(voiceMessages.startCall)}
       >

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { HangUpIcon } from '../../../app/icons.tsx';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
 import { DigitalHostBadge } from '../../account/components/SpecialAccountNotes.tsx';
 import { useIsSpecialAccount } from '../../account/components/useIsSpecialAccount.ts';
@@ -53,12 +54,7 @@ export function LiveScreen({ chatLog, inputBar, overlay, covered = false }: Live
       disabled={status !== 'live'}
       onClick={() => dispatch(endRequested())}
     >
-      <svg viewBox="0 0 24 24" aria-hidden="true">
-        <path
-          d="M12 9c-2.9 0-5.6.8-7.9 2.3-.6.4-.9 1.2-.7 1.9l.5 1.8c.2.8 1 1.3 1.8 1.1l2.6-.6c.7-.2 1.2-.8 1.2-1.5v-1.5a11 11 0 0 1 5 0V14c0 .7.5 1.3 1.2 1.5l2.6.6c.8.2 1.6-.3 1.8-1.1l.5-1.8c.2-.7-.1-1.5-.7-1.9A14.5 14.5 0 0 0 12 9Z"
-          fill="currentColor"
-        />
-      </svg>
+      <HangUpIcon />
       {intl.formatMessage(sessionMessages.endChat)}
     </button>
   );

@@ -3,7 +3,7 @@ import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { callLeft } from '../../input/inputSlice.ts';
 import { voiceMessages } from '../messages.ts';
 import { muteToggled, selectMuted } from '../voiceSlice.ts';
-import { HangUpIcon, MicIcon, MicOffIcon } from './icons.tsx';
+import { HangUpIcon, MicIcon, MicOffIcon } from '../../../app/icons.tsx';
 import { VoiceStatus } from './VoiceStatus.tsx';
 import './CallControls.css';
 
@@ -20,7 +20,7 @@ export function CallControls() {
     <div className="call-controls" role="group" aria-label={intl.formatMessage(voiceMessages.callControls)}>
       <button
         type="button"
-        className={muted ? 'call-controls__round call-controls__round--muted' : 'call-controls__round'}
+        className={muted ? 'round-btn call-controls__muted' : 'round-btn'}
         onClick={() => dispatch(muteToggled())}
         aria-label={intl.formatMessage(muted ? voiceMessages.unmuteMicrophone : voiceMessages.muteMicrophone)}
       >
@@ -31,7 +31,7 @@ export function CallControls() {
       </div>
       <button
         type="button"
-        className="call-controls__round call-controls__hangup"
+        className="round-btn call-controls__hangup"
         onClick={() => dispatch(callLeft())}
         aria-label={intl.formatMessage(voiceMessages.hangUp)}
       >

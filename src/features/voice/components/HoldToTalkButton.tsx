@@ -12,7 +12,7 @@ import {
   selectWillCancel,
   SLIDE_CANCEL_PX,
 } from '../voiceSlice.ts';
-import { MicIcon } from './icons.tsx';
+import { MicIcon } from '../../../app/icons.tsx';
 import { VoiceStatus } from './VoiceStatus.tsx';
 import './HoldToTalkButton.css';
 
