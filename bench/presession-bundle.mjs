@@ -16,32 +16,20 @@
  *   node bench/presession-bundle.mjs          (BENCH_SKIP_BUILD=1 reuses the last build)
  * Exit code 1 when a budget is broken.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
-import { tsImport } from 'tsx/esm/api';
+import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
 
 const BUDGET_BYTES = 150 * 1024;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
 /** Packages that must stay off the pre-session path. */
 const HEAVY_PACKAGES = ['microsoft-cognitiveservices-speech-sdk', 'onnxruntime-web', '@ricky0123/vad-web'];
 /** Requests that are heavy by their name alone. */
 const HEAVY_URL = /\.onnx(\?|$)|\.wasm(\?|$)|(^|[/._-])ort([._-]|$)/i;
 
-const { startStandin } = await tsImport('../tests/support/standin.ts', import.meta.url);
-const { CHROMIUM_ARGS } = await tsImport('../playwright.config.ts', import.meta.url);
-
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'build', '--mode', 'standin', '--outDir', OUT_DIR, '--emptyOutDir', '--logLevel', 'warn'];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`vite build failed with code ${result.status}`);
-}
+const build = () => buildApp(OUT_DIR);
 
 /** file name → the heavy packages its source map says it contains. */
 function heavyChunks() {

@@ -27,12 +27,10 @@
  * Exit code 1 when recorder / wall time ≥ 1%.
  */
 /* global window, document */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { tsImport } from 'tsx/esm/api';
+import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
 import { attribute } from './_cpu-profile.mjs';
 
 const BUDGET = 0.01;
@@ -40,20 +38,10 @@ const SESSION_S = Number(process.env.BENCH_SESSION_S ?? 300);
 const SAMPLING_US = 200;
 /** Entries already in this tab's log when the page loads (worst case: a full 5,000-entry ring); 0 by default. */
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 0);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // Its own build: the attribution reads this build's source maps, which another bench's rebuild would replace.
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-session-log');
 
-const { startStandin } = await tsImport('../tests/support/standin.ts', import.meta.url);
-const { CHROMIUM_ARGS } = await tsImport('../playwright.config.ts', import.meta.url);
-
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'build', '--mode', 'standin', '--outDir', OUT_DIR, '--emptyOutDir', '--logLevel', 'warn'];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`vite build failed with code ${result.status}`);
-}
+const build = () => buildApp(OUT_DIR);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const QUESTIONS = ['what are your opening hours', 'where is the nearest store', 'tell me about the discount', 'show me the new products'];

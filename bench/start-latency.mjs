@@ -23,27 +23,15 @@
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window, document */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { tsImport } from 'tsx/esm/api';
+import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
 
 const BUDGET_MS = 300;
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 5);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
 
-const { startStandin } = await tsImport('../tests/support/standin.ts', import.meta.url);
-const { CHROMIUM_ARGS } = await tsImport('../playwright.config.ts', import.meta.url);
-
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'build', '--mode', 'standin', '--outDir', OUT_DIR, '--emptyOutDir', '--logLevel', 'warn'];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`vite build failed with code ${result.status}`);
-}
+const build = () => buildApp(OUT_DIR);
 
 /** Runs in the page before the tap: records the tap's time and the avatar's first frame (performance clock). */
 function firstFrameProbe() {
