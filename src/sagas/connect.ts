@@ -12,6 +12,7 @@
  * Every step throws a SessionEnd on failure. The signaling and media tasks are
  * forked here and live until the session saga cancels this saga.
  */
+import type { Action } from '@reduxjs/toolkit';
 import { call, delay, fork, join, put, race, select, take } from 'typed-redux-saga';
 import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
@@ -22,6 +23,7 @@ import {
   liveStarted,
   roomJoined,
   selectSessionStatus,
+  signalingStateChanged,
   videoCanPlay,
   videoPlayBlocked,
   videoPlaying,
@@ -102,6 +104,23 @@ function* waitForVideo() {
   }
 }
 
+/** How long a greeting waits for a signaling channel that is reconnecting. */
+export const GREETING_WAIT_MS = 10_000;
+
+/** Sends say_hello; on a channel that is reconnecting, once it is open again (its offer_2 goes first). */
+function* greet(link: SignalingLink) {
+  const send = function* () {
+    const lang = yield* select(selectLang);
+    return link.send({ type: 'say_hello', data: { lang } });
+  };
+  if (yield* send()) return;
+  const { open } = yield* race({
+    open: take((a: Action) => signalingStateChanged.match(a) && a.payload === 'open'),
+    timeout: delay(GREETING_WAIT_MS),
+  });
+  if (!open || !(yield* send())) log.warn('greeting not sent: the signaling channel stayed closed');
+}
+
 export function* connectSession(link: SignalingLink, room: RoomRef, signal: AbortSignal) {
   const { whep, platform } = yield* services();
   if (!whep.isSupported()) throw endWithAlert('startFailed', { id: catalogue.webrtcUnsupported.id });
@@ -141,6 +160,5 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   log.info('live', { roomId: started.roomId });
   // The greeting is asked for only now that the visitor can see and hear the avatar:
   // sent on asr_ready, its first words were spoken before the media had connected.
-  const lang = yield* select(selectLang);
-  if (!link.send({ type: 'say_hello', data: { lang } })) log.warn('greeting not sent: the signaling channel is closed');
+  yield* fork(greet, link);
 }

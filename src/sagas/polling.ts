@@ -18,7 +18,7 @@ export const STREAM_POLL_MS = 400;
 export function* waitForStream(target: { srsLink: string; roomId: string }, signal: AbortSignal) {
   const { streams } = yield* services();
   for (let poll = 1; ; poll += 1) {
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     try {
       const active = yield* call([streams, streams.isStreamActive], target, signal);
       if (active) {
@@ -29,7 +29,7 @@ export function* waitForStream(target: { srsLink: string; roomId: string }, sign
       if (isAbortError(error) || signal.aborted) throw error;
       log.warn('stream poll failed', { poll, error: String(error) });
     }
-    const wait = STREAM_POLL_MS - (Date.now() - startedAt);
+    const wait = STREAM_POLL_MS - (performance.now() - startedAt);
     if (wait > 0) yield* delay(wait);
   }
 }

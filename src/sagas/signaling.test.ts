@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { startRequested } from '../features/session/sessionSlice.ts';
+import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { sendRequested } from '../features/signaling/signalingActions.ts';
 import type { ClientRequest } from '../features/signaling/protocol.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
@@ -50,6 +50,32 @@ describe('signaling', () => {
     expect(h.sockets[1]?.types()).toEqual(['offer_2']);
     expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
     expect(h.ofType('session/roomJoined')).toHaveLength(1);
+  });
+
+  it('greets on the reconnected channel when the video starts playing while it reconnects', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.session().phase).toBe('video');
+    h.sockets[0]?.serverClose(1012);
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlaying());
+    await h.flush();
+    expect(h.session().status).toBe('live');
+    expect(h.sockets[0]?.types()).toEqual(['offer_2']);
+    await h.advance(500);
+    expect(h.sockets[1]?.types()).toEqual(['offer_2', 'say_hello']);
+  });
+
+  it('ends the session when the server refuses to rejoin the room after a reconnect (it is gone)', async () => {
+    await goLive(h);
+    h.plan.sockets.splice(0, 1, 'gone');
+    h.sockets[0]?.serverClose(1012);
+    await h.advance(500);
+    // Refused: no reconnect; the socket is left with close_webrtc.
+    expect(h.sockets[1]?.types()).toEqual(['offer_2', 'close_webrtc']);
+    expect(h.socket.connect).toHaveBeenCalledTimes(2);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.sessionQuit.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'quit' });
   });
 
   it('ends the session at once with "session ended" when the server closes normally (its room was stopped)', async () => {

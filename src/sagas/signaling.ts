@@ -45,7 +45,7 @@ export interface SignalingMemory {
   joined: boolean;
 }
 
-function* handleFrame(link: SignalingLink, data: string, memory: SignalingMemory) {
+function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean) {
   const parsed = parseServerFrame(data);
   if (!parsed.ok) {
     log.warn('frame dropped', { reason: parsed.reason, length: data.length });
@@ -54,7 +54,14 @@ function* handleFrame(link: SignalingLink, data: string, memory: SignalingMemory
   if (parsed.notes.length > 0) log.warn('frame cleaned', { notes: parsed.notes });
   const message = parsed.message;
   yield* put(messageReceived(message));
-  if (message.msg_type === 'error') log.warn('server refused a frame', { text: message.text.slice(0, 200) });
+  if (message.msg_type === 'error') {
+    log.warn('server refused a frame', { text: message.text.slice(0, 200) });
+    // Rejoining after a reconnect, offer_2 refused (PROTOCOL.md: errors name the frame they
+    // answer): the room is gone, stopped or reclaimed while the channel was down.
+    if (memory.joined && !joinedHere && message.text.startsWith('offer_2')) {
+      throw endWithAlert('quit', { id: catalogue.sessionQuit.id });
+    }
+  }
   if (message.msg_type === 'quit') {
     log.info('server quit the session');
     throw endWithAlert('quit', message.text ? { text: message.text } : { id: catalogue.sessionQuit.id });
@@ -90,11 +97,12 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
         case 'open':
           opened = true;
           link.attach(socket, params.identity);
-          yield* put(signalingStateChanged('open'));
+          // offer_2 first: whatever is sent on hearing 'open' (a waiting greeting) follows it.
           link.send({ type: 'offer_2' });
+          yield* put(signalingStateChanged('open'));
           break;
         case 'message': {
-          const frame = yield* handleFrame(link, event.data, memory);
+          const frame: { joined: boolean } = yield* handleFrame(event.data, memory, joined);
           joined ||= frame.joined;
           break;
         }

@@ -192,4 +192,22 @@ describe('whep', () => {
     expect(FakePeerConnection.last?.closed).toBe(true);
     expect(postText).not.toHaveBeenCalled();
   });
+
+  it('a peer connection the browser refuses while preparing is left to connect(), which reports it', async () => {
+    const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
+    let refusals = 1;
+    const service = createWhepService({
+      http: { postText } as unknown as HttpClient,
+      iceServers: [],
+      createPeer: (config) => {
+        if (refusals-- > 0) throw new DOMException('bad ICE server', 'SyntaxError');
+        return new FakePeerConnection(config) as unknown as RTCPeerConnection;
+      },
+    });
+    const controller = new AbortController();
+    expect(() => service.prepare(controller.signal)).not.toThrow();
+    expect(FakePeerConnection.last).toBeNull();
+    await service.connect({ srsLink: '', roomId: 'r' }, controller.signal);
+    expect(FakePeerConnection.last?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0' });
+  });
 });

@@ -60,12 +60,19 @@ function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new DOMException('WHEP connect aborted', 'AbortError');
 }
 
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const abort = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
+/** `promise`, or an AbortError as soon as `signal` aborts; the listener is removed either way. */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  throwIfAborted(signal);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
+    signal.addEventListener('abort', onAbort, { once: true });
   });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: AbortSignal): Promise<void> {
@@ -181,7 +188,15 @@ export function createWhepService(deps: WhepDeps): WhepService {
     prepare(signal) {
       if (signal.aborted) return;
       if (prepared && !prepared.signal.aborted) return;
-      const offering = startOffer(signal);
+      let offering: Offering;
+      try {
+        offering = startOffer(signal);
+      } catch (error) {
+        // A peer connection the browser refuses (bad ICE server, too many): connect() tries
+        // again and reports it where the session expects media failures.
+        log.warn('could not prepare the WHEP offer', { error: String(error) });
+        return;
+      }
       // Its failure is reported by the connect() that takes it.
       offering.offerSdp.catch(() => {});
       prepared = offering;
@@ -199,7 +214,7 @@ export function createWhepService(deps: WhepDeps): WhepService {
       const { connection, pc, offerSdp: offering } = takeOffering(signal);
       try {
         // A prepared offer watches its own signal; this connect's may be another.
-        const offerSdp = await Promise.race([offering, rejectOnAbort(signal)]);
+        const offerSdp = await untilAborted(offering, signal);
         const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
         throwIfAborted(signal);
         if (answer.status !== 201 || !answer.text.trimStart().startsWith('v=')) {

@@ -41,7 +41,8 @@ export class FakeSocket implements SignalingSocket {
     if (!this.isOpen()) return false;
     const frame = JSON.parse(text) as Record<string, unknown>;
     this.sent.push(frame);
-    if (frame.type === 'offer_2' && this.answerOffer) this.serverSend({ msg_type: 'command', command: 'asr_ready' });
+    if (frame.type === 'offer_2' && this.roomGone) this.serverSend({ msg_type: 'error', text: 'offer_2: unknown room' });
+    else if (frame.type === 'offer_2' && this.answerOffer) this.serverSend({ msg_type: 'command', command: 'asr_ready' });
     return true;
   });
   close = vi.fn(() => {
@@ -51,6 +52,8 @@ export class FakeSocket implements SignalingSocket {
 
   /** Answer offer_2 with asr_ready, like the stand-in. */
   answerOffer = true;
+  /** Answer offer_2 with the stand-in's error for a room that no longer exists. */
+  roomGone = false;
 
   serverOpen(): void {
     this.opened = true;
@@ -95,7 +98,7 @@ export class FakePeer implements WhepConnection {
   }
 }
 
-export type SocketBehaviour = 'join' | 'refuse' | 'silent';
+export type SocketBehaviour = 'join' | 'refuse' | 'silent' | 'gone';
 export type PeerBehaviour = 'connect' | 'silent' | 'fail';
 
 export interface FakeOptions {
@@ -162,7 +165,8 @@ export function createFakes(options: FakeOptions = {}) {
       const s = new FakeSocket(url);
       sockets.push(s);
       const behaviour = next(plan.sockets);
-      if (behaviour === 'join') later(() => s.serverOpen());
+      if (behaviour === 'gone') s.roomGone = true;
+      if (behaviour === 'join' || behaviour === 'gone') later(() => s.serverOpen());
       if (behaviour === 'refuse') later(() => s.refuse());
       return s;
     }),
