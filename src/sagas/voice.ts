@@ -10,7 +10,7 @@
  */
 import type { Action } from '@reduxjs/toolkit';
 import { all, call, delay, fork, race, take } from 'typed-redux-saga';
-import { videoPlaying } from '../features/session/sessionSlice.ts';
+import { sessionEnded, sessionEnding, videoPlaying } from '../features/session/sessionSlice.ts';
 import { messageReceived } from '../features/signaling/signalingActions.ts';
 import { services } from './context.ts';
 import { callWatcher } from './voiceCall.ts';
@@ -21,11 +21,18 @@ export const PREFETCH_AFTER_PLAY_MS = 8000;
 
 const isReplyEnd = (a: Action) => messageReceived.match(a) && a.payload.msg_type === 'command' && a.payload.command === 'nlp_end';
 
+const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
+
 function* prefetchVoice() {
-  yield* take(videoPlaying.match);
-  yield* race({ greeted: take(isReplyEnd), later: delay(PREFETCH_AFTER_PLAY_MS) });
-  const { voice } = yield* services();
-  yield* call(voice.prefetch);
+  for (;;) {
+    yield* take(videoPlaying.match);
+    // A session that ends before its greeting does leaves no timer behind; the next one tries again.
+    const { over } = yield* race({ greeted: take(isReplyEnd), later: delay(PREFETCH_AFTER_PLAY_MS), over: take(isSessionOver) });
+    if (over) continue;
+    const { voice } = yield* services();
+    yield* call(voice.prefetch);
+    return;
+  }
 }
 
 export function* voiceSaga() {
