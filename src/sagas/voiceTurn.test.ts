@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
 import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
-import { messageReceived } from '../features/signaling/signalingActions.ts';
 import { sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { liveVoiceHarness } from './testing/voiceHarness.ts';
-import { PREFETCH_AFTER_PLAY_MS } from './voice.ts';
 import { ASR_END_TIMEOUT_MS } from './voiceTurn.ts';
 
 let task: Harness['task'] | null = null;
@@ -56,7 +54,7 @@ describe('voice turn', () => {
 });
 
 describe('voice assets', () => {
-  it('are prefetched once the avatar has greeted: never on the pre-session screen, during the start or the greeting', async () => {
+  it('are prefetched once the first avatar video plays: never on the pre-session screen, nor during the start', async () => {
     vi.useFakeTimers();
     const h = setupSagas();
     task = h.task;
@@ -69,27 +67,9 @@ describe('voice assets', () => {
     h.dispatch(videoCanPlay());
     h.dispatch(videoPlaying());
     await h.flush();
-    expect(h.voice.prefetch).not.toHaveBeenCalled();
-    h.dispatch(messageReceived({ msg_type: 'command', command: 'nlp_end', msg_id: 'greeting' }));
-    await h.flush();
     expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
     h.dispatch(videoPlaying());
-    await h.advance(PREFETCH_AFTER_PLAY_MS);
-    expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
-  });
-
-  it('are prefetched 8 s after the avatar started to play when no greeting ends', async () => {
-    vi.useFakeTimers();
-    const h = setupSagas();
-    task = h.task;
     await h.flush();
-    h.dispatch(startRequested());
-    await h.flush();
-    h.dispatch(videoCanPlay());
-    h.dispatch(videoPlaying());
-    await h.advance(PREFETCH_AFTER_PLAY_MS - 1);
-    expect(h.voice.prefetch).not.toHaveBeenCalled();
-    await h.advance(1);
     expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
   });
 });
