@@ -5,8 +5,7 @@
  * The assets (Speech SDK chunk, worker, worklet, model, wasm) are fetched once the first
  * session's avatar plays: never on the pre-session path, whose first paint must stay
  * light, nor while the session connects, whose network and CPU belong to the start.
- * Not later (after the greeting): a call started before the Speech SDK was loaded got no
- * recognition in the end-to-end test, a defect still to be found (see the closing note).
+ * A call or a hold started before that loads what it needs itself.
  */
 import { all, call, fork, take } from 'typed-redux-saga';
 import { videoPlaying } from '../features/session/sessionSlice.ts';

@@ -53,7 +53,7 @@ function fakeSdk(options: { startError?: string; stopError?: string } = {}) {
       fromHost: (host: URL, key?: string) => (made.fromHost.push([host.href, key]), speechConfig),
       fromSubscription: (key: string, region: string) => (made.fromSubscription.push([key, region]), speechConfig),
     },
-    PropertyId: { Speech_SegmentationSilenceTimeoutMs: 'SEGMENTATION' },
+    PropertyId: { Speech_SegmentationSilenceTimeoutMs: 'SEGMENTATION', WebWorkerLoadType: 'WEB_WORKER' },
     AudioStreamFormat: { getWaveFormatPCM: (rate: number, bits: number, channels: number) => (made.format = [rate, bits, channels]) },
     AudioInputStream: {
       createPushStream: () => ({
@@ -89,6 +89,12 @@ describe('createRecognizer', () => {
     expect(sdk.made.fromHost).toEqual([['ws://127.0.0.1:8080/', 'k-123']]);
     expect(sdk.made.language).toBe('ja-JP');
     expect(sdk.made.properties.get('SEGMENTATION')).toBe('500');
+  });
+
+  it("turns off the SDK's data: timer worker, which the app's CSP forbids", async () => {
+    const sdk = fakeSdk();
+    await createRecognizer(base, sdk.load);
+    expect(sdk.made.properties.get('WEB_WORKER')).toBe('off');
   });
 
   it.each([

@@ -97,6 +97,11 @@ export async function createRecognizer(
     sdk.PropertyId.Speech_SegmentationSilenceTimeoutMs,
     String(Math.round(config.segmentationSilenceMs)),
   );
+  // Once more than 5 s of audio has gone out, the SDK paces a backlog (audio queued while
+  // the page was busy) with timers run by a worker it starts from a data: URL. The app's
+  // CSP does not allow data: workers, so that start throws and the SDK silently stops
+  // sending audio for the rest of the call. The page's own timers do the same job.
+  speechConfig.setProperty(sdk.PropertyId.WebWorkerLoadType, 'off');
   const stream = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16_000, 16, 1));
   const recognizer = new sdk.SpeechRecognizer(speechConfig, sdk.AudioConfig.fromStreamInput(stream));
 

@@ -171,6 +171,21 @@ test.describe('a hands-free call', () => {
     await expect.poll(async () => (await voiceCounts(page)).tracksLive).toBe(0);
   });
 
+  test('recognition goes on after the main thread was blocked for a while', async ({ page }) => {
+    test.setTimeout(150_000);
+    await goLive(page);
+    await startCall(page);
+    // Past the Speech SDK's first 5 s of audio, after which it paces what it sends: the
+    // audio queued during the block then goes out in a burst, through the SDK's timer.
+    await page.waitForTimeout(6000);
+    await page.evaluate(() => {
+      const until = performance.now() + 1500;
+      while (performance.now() < until);
+    });
+    const before = await ownMessages(page).count();
+    // The looped file asks a question every few seconds: one of them is sent again.
+    await expect(ownMessages(page).nth(before)).toHaveText(new RegExp(`${Q1.source}|${Q2.source}`, 'i'), { timeout: 60_000 });
+  });
 });
 
 test.describe('call controls', () => {
