@@ -6,9 +6,17 @@
  * 16 kHz signal feeds the speech recognizer, not only the VAD. Linear interpolation does
  * not filter at all, so every fricative above 8 kHz ("s", "sh") folds back into the band
  * the recognizer listens to; vad-web's box average has its first null at 16 kHz and only
- * about -4 dB at 8 kHz. A Hann-windowed sinc with 12 zero crossings per side passes
- * speech flat to ~6 kHz (-3.6 dB at 7 kHz), is down > 40 dB from ~8.3 kHz and costs ~80
- * multiply-adds per output sample at 48 kHz (≈1.3 M/s): noise on the audio thread even on
+ * about -4 dB at 8 kHz.
+ *
+ * Why the cutoff sits at 8 kHz (-6 dB there) with 24 zero crossings per side, flat to
+ * 7.5 kHz, -13 dB at 8.2 kHz and more than 40 dB down from 8.6 kHz: Silero looks at log
+ * magnitudes, so it notices when the top of the band is missing. A cutoff at 7.2 kHz
+ * (0.45, as Chromium's own resampler uses) lowered its speech probabilities at word
+ * onsets enough to start segments up to 3 frames later than on the same audio recorded
+ * at 16 kHz; this cutoff halves the total segment error against that reference
+ * (measured on the espeak fixtures and on 22 kHz espeak speech, see bench/README.md).
+ * What aliases is 8-8.6 kHz into 7.4-8 kHz, attenuated 13-40 dB. The cost is ~140
+ * multiply-adds per output sample at 48 kHz (≈2.3 M/s): noise on the audio thread even on
  * low-end phones, because the taps are precomputed per phase (polyphase) and the inner
  * loop is a plain dot product.
  *
@@ -17,9 +25,9 @@
  * does not depend on how the input is cut into blocks.
  */
 
-/** Cutoff as a fraction of the lower of the two rates (0.5 would be exactly Nyquist). */
-const CUTOFF_RATIO = 0.45;
-const ZERO_CROSSINGS = 12;
+/** Cutoff (the -6 dB point) as a fraction of the lower of the two rates: 0.5 is its Nyquist. */
+const CUTOFF_RATIO = 0.5;
+const ZERO_CROSSINGS = 24;
 /**
  * Cap on precomputed phases. Common rates need few (48 kHz: 1, 44.1 kHz: 160, 22.05 kHz:
  * 320); an odd rate is rounded down to the nearest of 512 phases, an error below 1/512 of
