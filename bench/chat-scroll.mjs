@@ -197,6 +197,13 @@ async function measureFlood(chat, count) {
     w.__observer.observe({ type: 'longtask', buffered: false });
   });
   const id = `bench-flood-${count}`;
+  // The page's script time, not only the wall time: at 4× the bench's own relay of each
+  // frame into the page (Playwright's routeWebSocket, one CDP round trip a frame) dominates
+  // the wall time, while the script time is mostly the app handling the frames.
+  await chat.cdp.send('Performance.enable');
+  const scriptSeconds = async () =>
+    (await chat.cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ScriptDuration')?.value ?? 0;
+  const scriptBefore = await scriptSeconds();
   const started = Date.now();
   chat.send({ msg_type: 'tts', msg_id: id, text: 'x'.repeat(100_000) });
   for (let i = 1; i < count - 1; i += 1) chat.send({ msg_type: 'tts', msg_id: id, text: `part ${i}` });
@@ -205,8 +212,9 @@ async function measureFlood(chat, count) {
   chat.send({ msg_type: 'tts', msg_id: id, related_qa: [done] });
   await page.getByRole('button', { name: done }).waitFor({ timeout: 300_000 });
   const elapsedMs = Date.now() - started;
+  const scriptMs = Math.round((await scriptSeconds()) * 1000 - scriptBefore * 1000);
   const longestTaskMs = await page.evaluate(() => /** @type {any} */ (window).__longest);
-  return { parts: count, elapsedMs, longestTaskMs };
+  return { parts: count, elapsedMs, scriptMs, longestTaskMs };
 }
 
 const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0;
@@ -253,7 +261,7 @@ async function compare(browser, origin) {
       samples.reference.push(await throttled(reference, () => measureScroll(reference)));
       samples.subject.push(await throttled(subject, () => measureScroll(subject)));
     }
-    const none = { parts: 0, elapsedMs: 0, longestTaskMs: 0 };
+    const none = { parts: 0, elapsedMs: 0, scriptMs: 0, longestTaskMs: 0 };
     const floodRef = opts['no-flood'] ? none : await throttled(reference, () => measureFlood(reference, REFERENCE_PARTS));
     const floodSub = opts['no-flood'] ? none : await throttled(subject, () => measureFlood(subject, PARTS));
     return {
@@ -281,6 +289,7 @@ try {
       droppedRatio: ratio(subject.scroll.droppedRatio, reference.scroll.droppedRatio),
       p95FrameMs: ratio(subject.scroll.p95FrameMs, reference.scroll.p95FrameMs),
       floodLongestTaskMs: ratio(subject.flood.longestTaskMs, reference.flood.longestTaskMs),
+      floodScriptMsPerPart: ratio(subject.flood.scriptMs / PARTS, reference.flood.scriptMs / REFERENCE_PARTS),
     },
   };
   if (opts.json) console.log(JSON.stringify(result, null, 2));
@@ -292,6 +301,7 @@ try {
     console.log(`  scroll: p95 frame ${fixed(s.p95FrameMs, 1)} ms vs ${fixed(r.p95FrameMs, 1)} ms  ratio ${fixed(result.ratios.p95FrameMs)}; max ${fixed(s.maxFrameMs, 1)} vs ${fixed(r.maxFrameMs, 1)} ms`);
     console.log(`  scroll: main thread script/layout/style/all tasks ${s.scriptMs}/${s.layoutMs}/${s.styleMs}/${s.taskMs} ms vs ${r.scriptMs}/${r.layoutMs}/${r.styleMs}/${r.taskMs} ms`);
     console.log(`  flood: ${PARTS} parts in one msg_id (first 100 KB): shown after ${subject.flood.elapsedMs} ms, longest task ${fixed(subject.flood.longestTaskMs, 0)} ms vs ${REFERENCE_PARTS} parts: ${reference.flood.elapsedMs} ms, ${fixed(reference.flood.longestTaskMs, 0)} ms  ratio ${fixed(result.ratios.floodLongestTaskMs)}`);
+    console.log(`  flood: page script ${subject.flood.scriptMs} ms (${fixed(subject.flood.scriptMs / PARTS)} ms a part) vs ${reference.flood.scriptMs} ms (${fixed(reference.flood.scriptMs / REFERENCE_PARTS)} ms a part)  ratio a part ${fixed(result.ratios.floodScriptMsPerPart)}`);
   }
 } finally {
   await browser.close();

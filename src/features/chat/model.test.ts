@@ -3,6 +3,7 @@ import {
   cleanTakenText,
   DRAW_LIMITS,
   isHttpUrl,
+  joinAllTexts,
   joinTexts,
   messageText,
   partsOfTts,
@@ -91,11 +92,10 @@ describe('toBlocks', () => {
     expect(blocks[3]).toMatchObject({ questions: ['q1', 'q2'] });
   });
 
-  it('handles 1,000 parts quickly', () => {
+  it('draws 1,000 alternating parts as capped text blocks and one gallery of every image', () => {
     const parts = Array.from({ length: 1000 }, (_, i) => (i % 2 ? image(`http://a/${i}.png`) : text(`part ${i}`)));
-    const started = performance.now();
     const blocks = toBlocks(parts);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(blocks).toHaveLength(DRAW_LIMITS.blocks);
     const gallery = blocks.find((b) => b.kind === 'gallery');
     expect(gallery?.kind === 'gallery' && gallery.images.at(-1)?.index).toBe(500);
   });
@@ -110,6 +110,22 @@ describe('joining text parts', () => {
     expect(joinTexts('ends with a space ', 'next')).toBe('ends with a space next');
     expect(joinTexts('', 'first')).toBe('first');
   });
+  it('joins many parts in one pass exactly as joining them two by two would', () => {
+    const pieces = ['Hello.', '', 'ends in space ', 'next', '\tstarts with a tab', '您好。', 'word', 'どうぞ', '안녕', 'x'.repeat(100_000), 'last'];
+    expect(joinAllTexts(pieces)).toBe(pieces.reduce(joinTexts, ''));
+    expect(joinAllTexts([])).toBe('');
+    expect(joinAllTexts(['', ''])).toBe('');
+    // A 100,000-character first part followed by 999 short ones: every boundary is still right.
+    const flood = [text('y'.repeat(100_000)), ...Array.from({ length: 999 }, (_, i) => text(`part ${i}`))];
+    const [block] = toBlocks(flood);
+    expect(block).toMatchObject({ kind: 'text' });
+    const joined = block?.kind === 'text' ? block.text : '';
+    expect(joined.startsWith(`${'y'.repeat(100_000)} part 0 part 1 `)).toBe(true);
+    expect(joined.endsWith('part 997 part 998')).toBe(true);
+    const shortParts = Array.from({ length: 999 }, (_, i) => `part ${i}`).join('').length;
+    expect(joined).toHaveLength(100_000 + 999 + shortParts);
+  });
+
   it('is how a message with several text parts reads', () => {
     const blocks = toBlocks([text('第一句。'), text('第二句。')]);
     expect(blocks).toEqual([expect.objectContaining({ kind: 'text', text: '第一句。第二句。' })]);

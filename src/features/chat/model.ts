@@ -99,17 +99,44 @@ export function cleanTakenText(text: string): string {
 /** Chinese and Japanese script and full-width punctuation: written without spaces between sentences. */
 const UNSPACED = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
 
+const SPACE = /\s/u;
+
+/**
+ * What goes between two consecutive text parts: a space, except around Chinese or Japanese
+ * or where either side already has one. Only the two neighbouring characters are read, so
+ * joining a 100,000-character text stays as cheap as joining two words.
+ */
+function separator(before: string, after: string): string {
+  if (before === '' || after === '') return '';
+  const last = before.at(-1)!;
+  const first = after[0]!;
+  return SPACE.test(last) || SPACE.test(first) || UNSPACED.test(last) || UNSPACED.test(first) ? '' : ' ';
+}
+
 /** Two consecutive text parts as one text: a space between them, except around Chinese or Japanese. */
 export function joinTexts(before: string, after: string): string {
-  if (before === '' || after === '' || /\s$/u.test(before) || /^\s/u.test(after)) return before + after;
-  return UNSPACED.test(before.at(-1)!) || UNSPACED.test(after[0]!) ? before + after : `${before} ${after}`;
+  return before + separator(before, after) + after;
+}
+
+/**
+ * Many text parts as one, like repeated joinTexts but in one pass: each boundary is decided
+ * by the parts on either side of it, never by rescanning the text joined so far (a reply
+ * of 1,000 parts is drawn on every part that arrives).
+ */
+export function joinAllTexts(texts: readonly string[]): string {
+  const pieces: string[] = [];
+  let previous = '';
+  for (const text of texts) {
+    if (text === '') continue;
+    pieces.push(separator(previous, text), text);
+    previous = text;
+  }
+  return pieces.join('');
 }
 
 /** The visitor's words in a message: its text parts, joined like the log shows them. */
 export function messageText(message: Pick<ChatMessage, 'msgArr'>): string {
-  return message.msgArr
-    .filter((p): p is Extract<ChatPart, { type: 'text' }> => p.type === 'text')
-    .reduce((all, p) => joinTexts(all, p.content), '');
+  return joinAllTexts(message.msgArr.flatMap((p) => (p.type === 'text' ? [p.content] : [])));
 }
 
 export interface GalleryImage {
@@ -156,12 +183,17 @@ export function toBlocks(parts: readonly ChatPart[]): Block[] {
     blocks.push(block);
     return true;
   };
+  /** The parts of each text block, joined once at the end. */
+  const texts = new Map<TextBlock, string[]>();
   parts.forEach((part, i) => {
     if (part.type !== 'text') text = null;
     switch (part.type) {
       case 'text':
-        if (text) text.text = joinTexts(text.text, part.content);
-        else if (add({ kind: 'text', key: `t${i}`, text: part.content })) text = blocks.at(-1) as TextBlock;
+        if (text) texts.get(text)!.push(part.content);
+        else if (add({ kind: 'text', key: `t${i}`, text: '' })) {
+          text = blocks.at(-1) as TextBlock;
+          texts.set(text, [part.content]);
+        }
         break;
       case 'image':
         if (!gallery && add({ kind: 'gallery', key: `g${i}`, images: [] })) gallery = blocks.at(-1) as GalleryBlock;
@@ -186,6 +218,7 @@ export function toBlocks(parts: readonly ChatPart[]): Block[] {
         break;
     }
   });
+  for (const [block, pieces] of texts) block.text = joinAllTexts(pieces);
   return blocks;
 }
 
