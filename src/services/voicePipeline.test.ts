@@ -4,7 +4,9 @@ import type { VadClient } from '../workers/vad.client.ts';
 import { MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline, type VoicePipelineDeps } from './voicePipeline.ts';
 
 /** Every browser object the pipeline may create, so a test can check each was released. */
-function fakeBrowser(options: { micError?: string; vadError?: string; resume?: 'never'; vadReady?: Promise<void> } = {}) {
+function fakeBrowser(
+  options: { micError?: string; vadError?: string; resume?: 'never'; vadReady?: Promise<void>; noAudioWorklet?: boolean } = {},
+) {
   const live = { contexts: new Set<object>(), tracks: new Set<object>(), vads: new Set<object>(), nodes: new Set<object>() };
   const made = { contexts: 0, vadCreated: 0, sources: [] as { connected: unknown[]; disconnected: number }[] };
   const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
@@ -57,7 +59,7 @@ function fakeBrowser(options: { micError?: string; vadError?: string; resume?: '
       const context = {
         state: 'suspended',
         sampleRate: 48000,
-        audioWorklet: { addModule: vi.fn(async () => {}) },
+        audioWorklet: options.noAudioWorklet ? undefined : { addModule: vi.fn(async () => {}) },
         resume: () => (options.resume === 'never' ? new Promise(() => {}) : ((context.state = 'running'), Promise.resolve())),
         close: async () => void ((context.state = 'closed'), live.contexts.delete(context)),
         createMediaStreamSource: () => {
@@ -154,7 +156,9 @@ describe('startVoicePipeline', () => {
     vad.emit({ type: 'speechStart', frame: 10 });
     vad.emit({ type: 'speechEnd', frame: 0, audio: new Float32Array(1), startFrame: 10, endFrame: 30, speechFrames: 9, audioStartFrame: 0 } as VadEvent);
     vad.emit({ type: 'misfire', startFrame: 40, endFrame: 48, speechFrames: 1 });
-    vad.emit({ type: 'error', message: 'inference failed' });
+    // A skipped frame is only logged; an error the worker cannot go on from ends the call.
+    vad.emit({ type: 'warning', message: 'inference failed, frame skipped' });
+    vad.emit({ type: 'error', message: 'voice detection stopped after 3 failures' });
     const ports = b.worklets[0]?.control[0];
     if (ports?.type !== 'ports') throw new Error('no ports message');
     ports.asr.postMessage(Int16Array.from([1, 2, 3]));
@@ -196,6 +200,14 @@ describe('startVoicePipeline', () => {
     const b = fakeBrowser({ vadError: 'model 404' });
     await expect(startVoicePipeline({}, b.deps)).rejects.toMatchObject({ kind: 'failed', message: expect.stringContaining('model 404') });
     await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a browser without AudioWorklet: a clear error, and the microphone, context and VAD it had started are released', async () => {
+    const b = fakeBrowser({ noAudioWorklet: true });
+    await expect(startVoicePipeline({}, b.deps)).rejects.toMatchObject({ kind: 'unavailable', message: 'this browser has no AudioWorklet' });
+    await settle();
+    expect(b.made.vadCreated).toBe(1);
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 

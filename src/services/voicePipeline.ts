@@ -132,24 +132,33 @@ export async function startVoicePipeline(
   const release = async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   };
-  const resumed = resumeContext(context);
-  const mic = deps.getUserMedia(MIC_CONSTRAINTS).then(
-    (stream) => (cleanup.push(() => stream.getTracks().forEach((track) => track.stop())), stream),
-    (err: unknown) => {
-      throw new VoicePipelineError(micErrorKind(err), `microphone: ${toError(err)}`, { cause: err });
-    },
-  );
-  const vad = options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal });
-  const pending = [resumed, mic, context.audioWorklet.addModule(deps.workletUrl), vad.ready] as const;
+  // Everything that may throw, even synchronously (no AudioWorklet in an old WebView), is
+  // inside the try: a failed start releases whatever it had already made.
+  const pending: Promise<unknown>[] = [];
+  let vad: VadClient | null = null;
   try {
+    const resumed = resumeContext(context);
+    const mic = deps.getUserMedia(MIC_CONSTRAINTS).then(
+      (stream) => (cleanup.push(() => stream.getTracks().forEach((track) => track.stop())), stream),
+      (err: unknown) => {
+        throw new VoicePipelineError(micErrorKind(err), `microphone: ${toError(err)}`, { cause: err });
+      },
+    );
+    pending.push(resumed, mic);
+    const voiceDetector = options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal });
+    vad = voiceDetector;
+    pending.push(voiceDetector.ready);
+    if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
+    const worklet = context.audioWorklet.addModule(deps.workletUrl);
+    pending.push(worklet);
     // Capture is wired as soon as the microphone and the worklet are there, even if the
     // model is still loading: frames wait in the VAD's port, so the visitor can start
     // talking the moment the call starts.
-    const [, stream] = await Promise.all([resumed, mic, pending[2]]);
+    const [, stream] = await Promise.all([resumed, mic, worklet]);
     abort.signal.throwIfAborted();
-    if (options.warm) await restoreWarm(vad, options.vadOptions);
-    const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
-    await vad.ready;
+    if (options.warm) await restoreWarm(voiceDetector, options.vadOptions);
+    const pipeline = wire({ options, deps, context, stream, vad: voiceDetector, cleanup, release });
+    await voiceDetector.ready;
     abort.signal.throwIfAborted();
     return pipeline;
   } catch (err) {
@@ -157,7 +166,7 @@ export async function startVoicePipeline(
     // Wait for every branch, so nothing created after the failure escapes the cleanup.
     await Promise.allSettled(pending);
     await release();
-    await vad.dispose();
+    await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${toError(err)}`, { cause: err });
   } finally {
@@ -207,6 +216,7 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     vad.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
     vad.on('misfire', (e) => options.onMisfire?.(e)),
     vad.on('stats', (e) => options.onStats?.(e)),
+    vad.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
     vad.on('error', (e) => fail('failed', `voice detection: ${e.message}`)),
   ];
   cleanup.push(() => unsubscribe.forEach((off) => off()));

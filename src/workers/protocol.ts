@@ -39,11 +39,14 @@ export type WorkletReport = { type: 'started'; sampleRate: number } | { type: 'e
 /**
  * Worker → main. Segment events come straight from the frame processor; `stats` at most
  * once per second for benchmarks (frames processed, frames dropped because inference fell
- * behind, inference time over the last second); `error` when the worker cannot go on.
+ * behind, inference time over the last second); `warning` for something the worker skipped
+ * and goes on from (one failed inference, a bad message on the frame port): the caller logs
+ * it; `error` only when the worker cannot go on, which ends the call.
  */
 export type VadEvent =
   | FrameEvent
   | { type: 'stats'; frames: number; dropped: number; inferMsMedian: number; inferMsP95: number }
+  | { type: 'warning'; message: string }
   | { type: 'error'; message: string };
 
 export type VadEventType = VadEvent['type'];

@@ -28,7 +28,7 @@ function connect(): void {
   const target = engine;
   if (!target || !framePort) return;
   framePort.onmessage = (event: MessageEvent<unknown>) => target.push(event.data);
-  framePort.onmessageerror = () => emit({ type: 'error', message: 'a frame could not be deserialised' });
+  framePort.onmessageerror = () => emit({ type: 'warning', message: 'a frame could not be deserialised' });
 }
 
 function requireEngine(): VadEngine {

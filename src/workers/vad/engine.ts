@@ -62,7 +62,7 @@ export class VadEngine {
     if (!isFloat32Array(data) || data.length !== this.processor.settings.frameSamples) {
       if (!this.badInputReported) {
         this.badInputReported = true;
-        this.emit({ type: 'error', message: `unexpected message on the frame port: ${describe(data)}` });
+        this.emit({ type: 'warning', message: `unexpected message on the frame port: ${describe(data)}` });
       }
       return;
     }
@@ -148,7 +148,7 @@ export class VadEngine {
       this.queue = [];
       this.emit({ type: 'error', message: `voice detection stopped after ${this.failures} failures: ${message}` });
     } else {
-      this.emit({ type: 'error', message: `inference failed: ${message}` });
+      this.emit({ type: 'warning', message: `inference failed, frame skipped: ${message}` });
     }
   }
 
