@@ -23,9 +23,12 @@ export function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
-/** Stands in for a race entry that is not armed (nothing waiting, nothing starting). */
-const NEVER = new Promise<never>(() => {});
-export const never = (): Promise<never> => NEVER;
+/**
+ * Stands in for a race entry that is not armed (nothing waiting, nothing starting). A new
+ * promise each time: a race attaches handlers it cannot detach, and one shared promise that
+ * never settles would keep every finished race (and the call it belonged to) reachable.
+ */
+export const never = (): Promise<never> => new Promise<never>(() => {});
 
 export interface VoiceScope {
   /** Aborted by close(): starts in flight give up and release what they made. */
