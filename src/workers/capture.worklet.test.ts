@@ -97,6 +97,23 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it('takes its ports in a scope without a MessagePort global (older WebKit worklets)', async () => {
+    const t = setup();
+    const RealMessagePort = globalThis.MessagePort;
+    vi.stubGlobal('MessagePort', undefined);
+    try {
+      t.connect();
+      await settle();
+    } finally {
+      vi.stubGlobal('MessagePort', RealMessagePort);
+    }
+    t.feed(37);
+    await settle();
+    expect(t.reports).toEqual([{ type: 'started', sampleRate: 48_000 }]);
+    expect(t.frames.map((f) => f.length)).toEqual([1536]);
+    t.close();
+  });
+
   it('ends on stop (process returns false) and reports bad control messages', async () => {
     const t = setup({ frameSamples: -3 });
     t.node.postMessage({ type: 'ports', vad: 1, asr: 2 });

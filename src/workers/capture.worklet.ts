@@ -81,7 +81,7 @@ class CaptureProcessor extends AudioWorkletProcessor {
     switch (message?.type) {
       case 'ports': {
         const { vad, asr } = message as Extract<WorkletControl, { type: 'ports' }>;
-        if (!(vad instanceof MessagePort) || !(asr instanceof MessagePort)) {
+        if (!isPort(vad) || !isPort(asr)) {
           this.report({ type: 'error', message: 'ports message without two MessagePorts' });
           return;
         }
@@ -118,3 +118,13 @@ class CaptureProcessor extends AudioWorkletProcessor {
 }
 
 registerProcessor(CAPTURE_PROCESSOR_NAME, CaptureProcessor);
+
+/**
+ * Not `instanceof MessagePort`: the global may be missing from an AudioWorkletGlobalScope
+ * (older WebKit exposes MessagePort to windows and workers only), and the check would throw
+ * there, leaving the call without audio and without an error.
+ */
+function isPort(value: unknown): value is MessagePort {
+  const port = value as Partial<MessagePort> | null;
+  return typeof port?.postMessage === 'function' && typeof port.close === 'function';
+}
