@@ -239,6 +239,19 @@ describe('call mode: controls', () => {
     expect(voice().pipeline().thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9 });
   });
 
+  it('failures far apart, with phrases recognized in between, do not add up to the end of a call', async () => {
+    await startCall();
+    for (let i = 0; i < MAX_RECOGNIZER_RESTARTS + 2; i += 1) {
+      voice().recognizer().fail();
+      await h.flush();
+      voice().recognizer().final('still there');
+      await h.flush();
+    }
+    expect(voice().recognizers).toHaveLength(MAX_RECOGNIZER_RESTARTS + 3);
+    expect(input().mode).toBe('call');
+    expect(h.noticeIds()).toEqual([]);
+  });
+
   it('a failing recognizer is restarted; one failure too many ends the call with the alert', async () => {
     await startCall();
     for (let i = 0; i < MAX_RECOGNIZER_RESTARTS; i += 1) {

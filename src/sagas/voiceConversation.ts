@@ -12,8 +12,10 @@
  *   so while the avatar speaks (nlp_running until nlp_end or a break) the VAD's
  *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak,
  *   but a phrase is only sent as part of a sentence the VAD accepted.
- * - A recognizer that fails is restarted twice; after that the call ends with the
- *   speech-settings alert.
+ * - A recognizer that fails is restarted, up to twice in a row; a third failure with no
+ *   phrase recognized since the last restart ends the call with the speech-settings
+ *   alert. A phrase recognized in between means the service works (a long call on a
+ *   mobile network may drop now and then), so the count starts again.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -187,6 +189,7 @@ export function* converse(ctx: ConversationContext) {
         step({ type: event.type });
         yield* put(vadSpeechEnded());
       } else if ((event?.type === 'recognizing' || event?.type === 'recognized') && event.recognizer === recognizers.id) {
+        if (event.type === 'recognized') restarts = 0;
         step({ type: event.type, text: event.text });
       } else if (event?.type === 'micError') {
         log.warn('the microphone failed during the call', event);
