@@ -38,6 +38,7 @@ describe('call mode: entering', () => {
     h.dispatch(modeSwitched('speak'));
     h.dispatch(callRequested());
     expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(voice().startPipeline).not.toHaveBeenCalledWith(expect.objectContaining({ detectVoice: false }));
     expect(h.state().voice.call).toBe('entering');
     await h.flush();
     expect(input()).toMatchObject({ mode: 'call', previousMode: 'speak' });

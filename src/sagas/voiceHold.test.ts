@@ -39,6 +39,8 @@ describe('hold to talk: pressing', () => {
     h.dispatch(holdPressed());
     // No await in between: getUserMedia and the AudioContext start inside the gesture.
     expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    // The finger marks the sentence: no voice detection (no VAD worker or model) for a press.
+    expect(voice().startPipeline).toHaveBeenCalledWith(expect.objectContaining({ detectVoice: false }));
     expect(h.state().voice.hold).toBe('recording');
     await h.flush();
     expect(h.sentOf('break')).toHaveLength(1);

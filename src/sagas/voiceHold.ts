@@ -3,9 +3,9 @@
  * releasing sends what was recognized; sliding up ~15 px first cancels; nothing
  * recognized shows the no-voice toast and sends nothing. Presses are debounced by 300 ms.
  *
- * The microphone goes through the same pipeline as call mode (one capture path), but
- * its voice detection is not used: the visitor's finger marks the start and the end, and
- * nothing waits for the detector's model. Capture and recognition start together on the
+ * The microphone goes through the same pipeline as call mode (one capture path), without
+ * its voice detection: the visitor's finger marks the start and the end, so no VAD worker,
+ * model or inference is started for a press. Capture and recognition start together on the
  * press; audio is held until the recognizer is connected, so the first word is not lost.
  * On release the microphone is closed at once and the recognizer gets up to 1 s for the
  * last phrase, in a task of its own, so the next press need not wait for it.
@@ -96,9 +96,14 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
   let released: ReleasedHold | null = null;
   try {
     // Nothing asynchronous before this call: it runs in the press's call stack (user gesture).
-    const starting = voice.startPipeline({ ...events.pipelineCallbacks, onPcm16: feed.write, signal: scope.signal });
-    // Audio flows before the promise resolves (which waits for the unused voice detector's
-    // model): the recognizer starts at once, and the wait only tells whether the microphone opened.
+    const starting = voice.startPipeline({
+      ...events.pipelineCallbacks,
+      detectVoice: false,
+      onPcm16: feed.write,
+      signal: scope.signal,
+    });
+    // The recognizer starts at once, not after the pipeline: the wait only tells whether
+    // the microphone opened, and audio held in the feed meanwhile is not lost.
     let opening: Promise<unknown> | null = scope.own(starting, (p) => p.stop());
     const config = { lang, key: asr.appKey, region: asr.region, segmentationSilenceMs: HOLD_SEGMENTATION_SILENCE_MS };
     recognizing = openRecognizer(voice, config, {

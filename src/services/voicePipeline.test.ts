@@ -119,10 +119,32 @@ describe('startVoicePipeline', () => {
     expect(worklet?.options).toMatchObject({ numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit', processorOptions: { frameSamples: 1536, targetSampleRate: 16000 } });
     const ports = worklet?.control[0];
     expect(ports?.type).toBe('ports');
-    expect(ports?.type === 'ports' && typeof ports.vad.postMessage).toBe('function');
+    expect(ports?.type === 'ports' && typeof ports.vad?.postMessage).toBe('function');
     expect(ports?.type === 'ports' && typeof ports.asr.postMessage).toBe('function');
     expect(b.made.sources[0]?.connected).toHaveLength(1);
     await pipeline.stop();
+  });
+
+  it('without voice detection (hold to talk): no VAD at all, the worklet feeds only the recognizer', async () => {
+    // A model that never loads: a pipeline without voice detection must not wait for it.
+    const b = fakeBrowser({ vadReady: new Promise(() => {}) });
+    const seen: number[][] = [];
+    const pipeline = await startVoicePipeline({ detectVoice: false, onPcm16: (pcm) => seen.push(Array.from(pcm)) }, b.deps);
+    expect(b.deps.createVad).not.toHaveBeenCalled();
+    await settle();
+    const ports = b.worklets[0]?.control[0];
+    if (ports?.type !== 'ports') throw new Error('no ports message');
+    expect(ports.vad).toBeNull();
+    ports.asr.postMessage(Int16Array.from([4, 5]));
+    await pipeline.mute(true);
+    await pipeline.setThresholds({ positiveSpeechThreshold: 0.97 });
+    await settle();
+    expect(seen).toEqual([[4, 5]]);
+    expect(b.worklets[0]?.control.map((c) => c.type)).toEqual(['ports', 'pause']);
+    expect(await pipeline.stop({ keepWarm: true })).toBeUndefined();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+    await expect(startVoicePipeline({ detectVoice: false, warm: { vad: {} as VadClient, dispose: async () => {} } }, b.deps)).rejects.toThrow(TypeError);
   });
 
   it('wires capture before the model is ready, so speech at the start of a call waits in the port', async () => {

@@ -42,6 +42,12 @@ export interface VoicePipelineOptions {
   /** The microphone went away ('unavailable') or voice detection broke ('failed'). */
   onError?(error: VoicePipelineError): void;
   vadOptions?: Omit<CreateVadOptions, 'signal'>;
+  /**
+   * false: no voice detection at all (hold to talk, where the finger marks the sentence):
+   * no VAD worker, model or inference, and nothing to wait for but the microphone and the
+   * worklet. Default true.
+   */
+  detectVoice?: boolean;
   /** A VAD kept from an earlier call's stop({ keepWarm: true }); it is taken over. */
   warm?: WarmVoice;
   /** Aborting while starting releases whatever was created and rejects. */
@@ -122,6 +128,7 @@ export async function startVoicePipeline(
   deps: VoicePipelineDeps = browserVoiceDeps,
 ): Promise<VoicePipeline> {
   options.signal?.throwIfAborted();
+  if (options.detectVoice === false && options.warm) throw new TypeError('a warm VAD was given to a pipeline without voice detection');
   // Aborted by the caller or by our own failure, so a model still loading stops at once.
   const abort = new AbortController();
   const onAbort = () => abort.abort(options.signal?.reason);
@@ -145,9 +152,10 @@ export async function startVoicePipeline(
       },
     );
     pending.push(resumed, mic);
-    const voiceDetector = options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal });
+    const voiceDetector =
+      options.detectVoice === false ? null : (options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal }));
     vad = voiceDetector;
-    pending.push(voiceDetector.ready);
+    if (voiceDetector) pending.push(voiceDetector.ready);
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
@@ -156,9 +164,9 @@ export async function startVoicePipeline(
     // talking the moment the call starts.
     const [, stream] = await Promise.all([resumed, mic, worklet]);
     abort.signal.throwIfAborted();
-    if (options.warm) await restoreWarm(voiceDetector, options.vadOptions);
+    if (options.warm && voiceDetector) await restoreWarm(voiceDetector, options.vadOptions);
     const pipeline = wire({ options, deps, context, stream, vad: voiceDetector, cleanup, release });
-    await voiceDetector.ready;
+    await voiceDetector?.ready;
     abort.signal.throwIfAborted();
     return pipeline;
   } catch (err) {
@@ -200,7 +208,8 @@ interface WireArgs {
   deps: VoicePipelineDeps;
   context: AudioContext;
   stream: MediaStream;
-  vad: VadClient;
+  /** null: no voice detection (hold to talk). */
+  vad: VadClient | null;
   /** Undo steps, run in reverse by `release` (which a failed start also runs). */
   cleanup: (() => void | Promise<void>)[];
   release: () => Promise<void>;
@@ -211,20 +220,22 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     log.warn(message);
     options.onError?.(new VoicePipelineError(kind, message));
   };
-  const unsubscribe = [
-    vad.on('speechStart', (e) => options.onSpeechStart?.(e)),
-    vad.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
-    vad.on('misfire', (e) => options.onMisfire?.(e)),
-    vad.on('stats', (e) => options.onStats?.(e)),
-    vad.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
-    vad.on('error', (e) => fail('failed', `voice detection: ${e.message}`)),
-  ];
+  const unsubscribe = vad
+    ? [
+        vad.on('speechStart', (e) => options.onSpeechStart?.(e)),
+        vad.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
+        vad.on('misfire', (e) => options.onMisfire?.(e)),
+        vad.on('stats', (e) => options.onStats?.(e)),
+        vad.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
+        vad.on('error', (e) => fail('failed', `voice detection: ${e.message}`)),
+      ]
+    : [];
   cleanup.push(() => unsubscribe.forEach((off) => off()));
 
   const capture = startCapture({
     context,
     stream,
-    vadPort: vad.port,
+    vadPort: vad?.port ?? null,
     createNode: deps.createWorkletNode,
     ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
     onReport: (report) => {
@@ -243,6 +254,7 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
     stopped ??= (async () => {
       await release();
+      if (!vad) return;
       if (!stopOptions?.keepWarm) return vad.dispose();
       // Nothing reaches it until the next call renews its frame port.
       await vad.setPaused(true).catch(() => {});
@@ -259,10 +271,10 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
       // tells the browser (and its recording indicator) that the microphone is not in use.
       capture.setPaused(muted);
       if (track) track.enabled = !muted;
-      await vad.setPaused(muted);
+      await vad?.setPaused(muted);
     },
     setThresholds: async (thresholds) => {
-      if (!stopped) await vad.setThresholds(thresholds);
+      if (!stopped) await vad?.setThresholds(thresholds);
     },
     stop: stop as VoicePipeline['stop'],
   };

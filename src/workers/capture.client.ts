@@ -21,8 +21,11 @@ export type CreateWorkletNode = (context: AudioContext, name: string, options: A
 export interface CaptureOptions {
   context: AudioContext;
   stream: MediaStream;
-  /** The worklet end of the VAD's frame channel; transferred, so unusable here afterwards. */
-  vadPort: MessagePort;
+  /**
+   * The worklet end of the VAD's frame channel; transferred, so unusable here afterwards.
+   * null: no voice detection, the worklet only feeds the recognizer.
+   */
+  vadPort: MessagePort | null;
   /** 96 ms of 16 kHz mono 16-bit PCM for the recognizer. */
   onPcm16?(pcm: Int16Array): void;
   onReport?(report: WorkletReport): void;
@@ -60,7 +63,7 @@ export function startCapture(options: CaptureOptions): Capture {
   const control = (message: WorkletControl, transfer: Transferable[] = []) => node.port.postMessage(message, transfer);
   node.port.onmessage = (event: MessageEvent<WorkletReport>) => options.onReport?.(event.data);
   // Ports cannot travel in processorOptions (cloned, not transferred): first message instead.
-  control({ type: 'ports', vad: vadPort, asr: asr.port2 }, [vadPort, asr.port2]);
+  control({ type: 'ports', vad: vadPort, asr: asr.port2 }, vadPort ? [vadPort, asr.port2] : [asr.port2]);
   const source = context.createMediaStreamSource(stream);
   source.connect(node);
 

@@ -54,7 +54,7 @@ function setup(processorOptions?: unknown) {
     for (let i = 0; i < quanta; i++) expect(processor.process(block(value))).toBe(true);
   };
   const connect = () => node.postMessage({ type: 'ports', vad: vad.port1, asr: asr.port1 }, [vad.port1, asr.port1]);
-  return { processor, node, reports, frames, pcm, feed, connect, close: () => (vad.port2.close(), asr.port2.close(), node.close()) };
+  return { processor, node, reports, frames, pcm, feed, connect, asrPort: asr.port1, close: () => (vad.port2.close(), asr.port2.close(), node.close()) };
 }
 
 describe('capture-processor', () => {
@@ -97,6 +97,18 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it('without a VAD port (hold to talk) feeds only the recognizer', async () => {
+    const t = setup();
+    t.node.postMessage({ type: 'ports', vad: null, asr: t.asrPort }, [t.asrPort]);
+    await settle();
+    t.feed(37);
+    await settle();
+    expect(t.reports).toEqual([{ type: 'started', sampleRate: 48_000 }]);
+    expect(t.pcm.map((p) => p.length)).toEqual([1536]);
+    expect(t.frames).toEqual([]);
+    t.close();
+  });
+
   it('takes its ports in a scope without a MessagePort global (older WebKit worklets)', async () => {
     const t = setup();
     const RealMessagePort = globalThis.MessagePort;
@@ -120,7 +132,7 @@ describe('capture-processor', () => {
     t.node.postMessage({ type: 'dance' });
     await settle();
     expect(t.reports).toEqual([
-      { type: 'error', message: 'ports message without two MessagePorts' },
+      { type: 'error', message: 'ports message without a recognizer MessagePort (and a VAD one or null)' },
       { type: 'error', message: 'unknown control message dance' },
     ]);
     t.connect();

@@ -62,7 +62,7 @@ class CaptureProcessor extends AudioWorkletProcessor {
     // The node is created with channelCount 1 / 'explicit', so the engine has already
     // downmixed; an empty input means the track ended or is not connected yet.
     const channel = inputs[0]?.[0];
-    if (!channel || this.paused || !this.vadPort) return true;
+    if (!channel || this.paused || !this.asrPort) return true;
     this.framer.push(this.resampler.process(channel));
     return true;
   }
@@ -81,8 +81,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
     switch (message?.type) {
       case 'ports': {
         const { vad, asr } = message as Extract<WorkletControl, { type: 'ports' }>;
-        if (!isPort(vad) || !isPort(asr)) {
-          this.report({ type: 'error', message: 'ports message without two MessagePorts' });
+        if ((vad !== null && !isPort(vad)) || !isPort(asr)) {
+          this.report({ type: 'error', message: 'ports message without a recognizer MessagePort (and a VAD one or null)' });
           return;
         }
         this.vadPort = vad;

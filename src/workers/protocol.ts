@@ -28,7 +28,8 @@ export interface CaptureProcessorOptions {
  * cloned, not transferred), so they come in the first message, in its transfer list.
  */
 export type WorkletControl =
-  | { type: 'ports'; vad: MessagePort; asr: MessagePort }
+  /** vad is null when nothing detects voice (hold to talk): only the recognizer is fed. */
+  | { type: 'ports'; vad: MessagePort | null; asr: MessagePort }
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'stop' };

@@ -248,6 +248,11 @@ test.describe('hold to talk, a question', () => {
     await expect(reply(page, 'Our nearest store is the flagship store')).toBeVisible({ timeout: REPLY_MS });
     const inbound = signalingFrames(await events(request), 'in').map((f) => f.type);
     expect(inbound.indexOf('break')).toBeLessThan(inbound.indexOf('message_text'));
+    // The finger marks the sentence: the press started no voice-detection worker, and its
+    // microphone and AudioContext are closed again.
+    await expect
+      .poll(() => voiceCounts(page), { timeout: 10_000 })
+      .toMatchObject({ workersCreated: 0, contextsCreated: 1, contextsOpen: 0, tracksLive: 0 });
   });
 
   test('sliding up before releasing cancels: nothing is sent', async ({ page, request }) => {
