@@ -1,23 +1,37 @@
 /**
  * Voice input: hold to talk (voiceHold.ts), hands-free calls (voiceCall.ts), the voice
- * turn on the signaling channel (voiceTurn.ts), and warming the voice assets.
+ * turn on the signaling channel (voiceTurn.ts), and getting calls ready ahead of time.
  *
  * The assets (Speech SDK chunk, worker, worklet, model, wasm) are fetched once the first
  * session's avatar plays: never on the pre-session path, whose first paint must stay
  * light, nor while the session connects, whose network and CPU belong to the start.
- * A call or a hold started before that loads what it needs itself.
+ * Then, for an account that can make calls, the voice detector is loaded in its worker
+ * and kept for the session's calls (services/detectorKeeper.ts): loading it takes seconds
+ * on a slow phone, which would otherwise be a wait after every Start call. It is released
+ * when the session ends. A call or a hold started before that loads what it needs itself.
  */
-import { all, call, fork, take } from 'typed-redux-saga';
-import { videoPlaying } from '../features/session/sessionSlice.ts';
+import type { Action } from '@reduxjs/toolkit';
+import { all, call, fork, race, select, take } from 'typed-redux-saga';
+import { selectAccountInfo } from '../features/account/accountSlice.ts';
+import { sessionEnded, sessionEnding, videoPlaying } from '../features/session/sessionSlice.ts';
 import { services } from './context.ts';
 import { callWatcher } from './voiceCall.ts';
 import { holdWatcher } from './voiceHold.ts';
 import { voiceTurnWatcher } from './voiceTurn.ts';
 
-function* prefetchVoice() {
-  yield* take(videoPlaying.match);
+const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
+
+function* readyCalls() {
   const { voice } = yield* services();
-  yield* call(voice.prefetch);
+  for (;;) {
+    yield* take(videoPlaying.match);
+    const { over } = yield* race({ fetched: call(voice.prefetch), over: take(isSessionOver) });
+    if (!over) {
+      if ((yield* select(selectAccountInfo))?.asr) voice.warmDetector();
+      yield* take(isSessionOver);
+    }
+    yield* call(voice.releaseDetector);
+  }
 }
 
 export function* voiceSaga() {
@@ -25,6 +39,6 @@ export function* voiceSaga() {
     fork(holdWatcher),
     fork(callWatcher),
     fork(voiceTurnWatcher),
-    fork(prefetchVoice),
+    fork(readyCalls),
   ]);
 }

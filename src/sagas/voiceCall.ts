@@ -25,7 +25,7 @@ import {
   selectAvatarActivity,
 } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
-import type { VoicePipeline } from '../services/voicePipeline.ts';
+import type { CallPipeline } from '../services/voice.ts';
 import { createVoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
 import { converse, thresholdsFor } from './voiceConversation.ts';
@@ -52,7 +52,7 @@ function* runCall() {
   const feed = createPcmFeed();
   let entered = false;
   try {
-    let pipeline: VoicePipeline;
+    let pipeline: CallPipeline;
     try {
       const starting = voice.startPipeline({
         ...events.pipelineCallbacks,

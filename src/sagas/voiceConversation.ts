@@ -46,7 +46,7 @@ import {
 import type { AccountInfo } from '../features/account/accountSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import type { VoiceService } from '../services/voice.ts';
-import type { VoicePipeline } from '../services/voicePipeline.ts';
+import type { CallPipeline } from '../services/voice.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
@@ -75,7 +75,7 @@ export function thresholdsFor(avatarSpeaking: boolean): Partial<VadThresholds> {
 
 export interface ConversationContext {
   voice: VoiceService;
-  pipeline: VoicePipeline;
+  pipeline: CallPipeline;
   events: VoiceEvents;
   feed: PcmFeed;
   scope: VoiceScope;
@@ -115,7 +115,7 @@ function* act(outputs: SentenceOutput[], lang: Lang) {
 }
 
 /** Raises or restores the VAD threshold when the avatar starts or stops speaking; returns the new state. */
-function* syncThreshold(pipeline: VoicePipeline, raised: boolean) {
+function* syncThreshold(pipeline: CallPipeline, raised: boolean) {
   const speaking = (yield* select(selectAvatarActivity)) === 'speaking';
   if (speaking === raised) return raised;
   try {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { endRequested, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { liveVoiceHarness } from './testing/voiceHarness.ts';
@@ -71,5 +71,28 @@ describe('voice assets', () => {
     h.dispatch(videoPlaying());
     await h.flush();
     expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('then the voice detector is loaded for the calls of the session, and released when it ends', async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness();
+    task = h.task;
+    expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
+    expect(h.voice.warmDetector).toHaveBeenCalledTimes(1);
+    h.dispatch(videoPlaying());
+    await h.flush();
+    expect(h.voice.warmDetector).toHaveBeenCalledTimes(1);
+    expect(h.voice.releaseDetector).not.toHaveBeenCalled();
+    h.dispatch(endRequested());
+    await h.flush();
+    expect(h.voice.releaseDetector).toHaveBeenCalledTimes(1);
+  });
+
+  it('an account that cannot make calls loads no voice detector', async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness({ asr: false });
+    task = h.task;
+    expect(h.voice.prefetch).toHaveBeenCalledTimes(1);
+    expect(h.voice.warmDetector).not.toHaveBeenCalled();
   });
 });

@@ -4,22 +4,38 @@
  * speechRecognizer.ts: the only thing it adds is the environment's speech host, so
  * sagas never read the environment and tests pass a fake without module mocks.
  */
-import { prefetchVoice, startVoicePipeline, type VoicePipeline, type VoicePipelineOptions } from './voicePipeline.ts';
+import { DetectorKeeper } from './detectorKeeper.ts';
+import {
+  browserVoiceDeps,
+  prefetchVoice,
+  startVoicePipeline,
+  type VoicePipeline,
+  type VoicePipelineDeps,
+  type VoicePipelineOptions,
+} from './voicePipeline.ts';
 import { createRecognizer, type Recognizer, type RecognizerConfig } from './speechRecognizer.ts';
 
 export type VoiceRecognizerConfig = Omit<RecognizerConfig, 'host'>;
+
+/** A pipeline as the sagas get it: stop() releases it (and hands its detector back to the service). */
+export type CallPipeline = Omit<VoicePipeline, 'stop'> & { stop(): Promise<void> };
 
 export interface VoiceService {
   /**
    * Starts microphone capture, the capture worklet and the VAD worker. Everything before
    * its first await runs synchronously, so calling it in a user gesture's call stack
-   * keeps the gesture (iOS needs one to start an AudioContext).
+   * keeps the gesture (iOS needs one to start an AudioContext). With voice detection it
+   * takes the detector warmDetector() kept, if any; stop() hands it back for the next call.
    */
-  startPipeline(options: VoicePipelineOptions): Promise<VoicePipeline>;
+  startPipeline(options: VoicePipelineOptions): Promise<CallPipeline>;
   /** A recognizer fed by the caller's push stream; rejects with ConfigError on a bad config. */
   createRecognizer(config: VoiceRecognizerConfig): Promise<Recognizer>;
   /** Warms the Speech SDK chunk and the pipeline's assets; never rejects. */
   prefetch(): Promise<void>;
+  /** Loads a voice detector in its worker, in the background, and keeps it for this session's calls. */
+  warmDetector(): void;
+  /** The session is over: the kept detector is disposed. Never rejects. */
+  releaseDetector(): Promise<void>;
 }
 
 export interface VoiceServiceOptions {
@@ -27,10 +43,39 @@ export interface VoiceServiceOptions {
   speechHost: string | null;
 }
 
-export function createVoiceService({ speechHost }: VoiceServiceOptions): VoiceService {
+export function createVoiceService(
+  { speechHost }: VoiceServiceOptions,
+  deps: VoicePipelineDeps = browserVoiceDeps,
+): VoiceService {
+  const keeper = new DetectorKeeper(() => deps.createVad({}));
+  const startPipeline = async (options: VoicePipelineOptions): Promise<CallPipeline> => {
+    if (options.detectVoice === false || options.warm) return startVoicePipeline(options, deps);
+    let pipeline: VoicePipeline;
+    try {
+      const warm = keeper.take();
+      pipeline = await startVoicePipeline(warm ? { ...options, warm } : options, deps);
+    } catch (error) {
+      keeper.give();
+      throw error;
+    }
+    // stop() hands the detector back for the next call; once, however often it is called.
+    let stopping: Promise<void> | null = null;
+    return {
+      get sampleRate() {
+        return pipeline.sampleRate;
+      },
+      mute: (muted) => pipeline.mute(muted),
+      setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
+      stop: () => (stopping ??= pipeline.stop({ keepWarm: true }).then((warm) => keeper.give(warm))),
+    };
+  };
   return {
-    startPipeline: (options) => startVoicePipeline(options),
+    // An async function runs synchronously up to its first await, and so does
+    // startVoicePipeline: the microphone and the AudioContext are still asked for in the gesture.
+    startPipeline,
     createRecognizer: (config) => createRecognizer({ ...config, host: speechHost }),
     prefetch: () => prefetchVoice(),
+    warmDetector: () => keeper.warm(),
+    releaseDetector: () => keeper.release().catch(() => {}),
   };
 }

@@ -1,106 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { VadEvent, WorkletControl } from '../workers/protocol.ts';
+import type { VadEvent } from '../workers/protocol.ts';
 import type { VadClient } from '../workers/vad.client.ts';
-import { MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline, type VoicePipelineDeps } from './voicePipeline.ts';
-
-/** Every browser object the pipeline may create, so a test can check each was released. */
-function fakeBrowser(
-  options: { micError?: string; vadError?: string; resume?: 'never'; vadReady?: Promise<void>; noAudioWorklet?: boolean } = {},
-) {
-  const live = { contexts: new Set<object>(), tracks: new Set<object>(), vads: new Set<object>(), nodes: new Set<object>() };
-  const made = { contexts: 0, vadCreated: 0, sources: [] as { connected: unknown[]; disconnected: number }[] };
-  const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
-  const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; emit(e: VadEvent): void })[] = [];
-  let track!: EventTarget & { enabled: boolean; stop(): void };
-
-  const makeVad = (ready: Promise<void>) => {
-    let channel = new MessageChannel();
-    const listeners = new Map<string, Set<(e: VadEvent) => void>>();
-    const vad = {
-      ready,
-      get port() {
-        return channel.port1;
-      },
-      renewPort() {
-        channel = new MessageChannel();
-        return channel.port1;
-      },
-      on(type: string, l: (e: VadEvent) => void) {
-        const set = listeners.get(type) ?? new Set();
-        listeners.set(type, set.add(l));
-        return () => set.delete(l);
-      },
-      paused: [] as boolean[],
-      thresholds: [] as unknown[],
-      resets: 0,
-      setPaused: async (p: boolean) => void vad.paused.push(p),
-      setThresholds: async (t: unknown) => void vad.thresholds.push(t),
-      reset: async () => void vad.resets++,
-      dispose: async () => {
-        live.vads.delete(vad);
-        channel.port1.close();
-      },
-      emit: (e: VadEvent) => listeners.get(e.type)?.forEach((l) => l(e)),
-    };
-    live.vads.add(vad);
-    vads.push(vad as unknown as (typeof vads)[number]);
-    return vad as unknown as VadClient;
-  };
-
-  const deps: VoicePipelineDeps = {
-    getUserMedia: vi.fn(async () => {
-      if (options.micError) throw new DOMException('no', options.micError);
-      track = Object.assign(new EventTarget(), { enabled: true, stop: () => live.tracks.delete(track) });
-      live.tracks.add(track);
-      return { getTracks: () => [track], getAudioTracks: () => [track] } as unknown as MediaStream;
-    }),
-    createAudioContext: () => {
-      made.contexts++;
-      const context = {
-        state: 'suspended',
-        sampleRate: 48000,
-        audioWorklet: options.noAudioWorklet ? undefined : { addModule: vi.fn(async () => {}) },
-        resume: () => (options.resume === 'never' ? new Promise(() => {}) : ((context.state = 'running'), Promise.resolve())),
-        close: async () => void ((context.state = 'closed'), live.contexts.delete(context)),
-        createMediaStreamSource: () => {
-          const source = {
-            connected: [] as unknown[],
-            disconnected: 0,
-            connect: (n: unknown) => source.connected.push(n),
-            disconnect: () => source.disconnected++,
-          };
-          made.sources.push(source);
-          return source;
-        },
-      };
-      live.contexts.add(context);
-      return context as unknown as AudioContext;
-    },
-    createWorkletNode: (_context, name, nodeOptions) => {
-      const channel = new MessageChannel();
-      const worklet = { control: [] as WorkletControl[], side: channel.port2, options: nodeOptions, name };
-      channel.port2.onmessage = (e: MessageEvent<WorkletControl>) => {
-        worklet.control.push(e.data);
-        if (e.data.type === 'stop') live.nodes.delete(worklet);
-      };
-      live.nodes.add(worklet);
-      worklets.push(worklet);
-      return { port: channel.port1 } as unknown as AudioWorkletNode;
-    },
-    createVad: vi.fn(() => {
-      made.vadCreated++;
-      const ready = options.vadError ? Promise.reject(new Error(options.vadError)) : (options.vadReady ?? Promise.resolve());
-      ready.catch(() => {});
-      return makeVad(ready);
-    }),
-    workletUrl: '/assets/capture.worklet-abc.js',
-  };
-  return { deps, live, made, worklets, vads, track: () => track };
-}
+import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
+import { MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline } from './voicePipeline.ts';
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
-const allReleased = (live: ReturnType<typeof fakeBrowser>['live']) =>
-  Object.fromEntries(Object.entries(live).map(([k, v]) => [k, v.size]));
 
 afterEach(() => {
   vi.useRealTimers();
@@ -272,6 +176,26 @@ describe('startVoicePipeline', () => {
     }
     expect(b.made.sources.every((s) => s.disconnected === 1)).toBe(true);
     expect(b.made.contexts).toBe(10);
+  });
+
+  it('takes over a VAD still loading once it has loaded, and makes its own if it could not load', async () => {
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    const kept = await first.stop({ keepWarm: true });
+    let loaded!: (w: typeof kept) => void;
+    let started = false;
+    const pending = startVoicePipeline({ warm: new Promise((r) => (loaded = r)) }, b.deps).then((p) => ((started = true), p));
+    await settle();
+    expect(started).toBe(false);
+    loaded(kept);
+    const second = await pending;
+    expect(b.made.vadCreated).toBe(1);
+    await second.stop();
+    const third = await startVoicePipeline({ warm: Promise.resolve(null) }, b.deps);
+    expect(b.made.vadCreated).toBe(2);
+    await third.stop();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 
   it('keeps the VAD warm when asked and reuses it, restoring its thresholds', async () => {

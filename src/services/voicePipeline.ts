@@ -48,8 +48,12 @@ export interface VoicePipelineOptions {
    * worklet. Default true.
    */
   detectVoice?: boolean;
-  /** A VAD kept from an earlier call's stop({ keepWarm: true }); it is taken over. */
-  warm?: WarmVoice;
+  /**
+   * A VAD kept from an earlier call's stop({ keepWarm: true }), or one still loading (a
+   * promise; null when it could not load, and a new one is made): it is taken over, and
+   * disposed if the start fails.
+   */
+  warm?: WarmVoice | Promise<WarmVoice | null>;
   /** Aborting while starting releases whatever was created and rejects. */
   signal?: AbortSignal;
 }
@@ -152,10 +156,13 @@ export async function startVoicePipeline(
       },
     );
     pending.push(resumed, mic);
-    const voiceDetector =
-      options.detectVoice === false ? null : (options.warm?.vad ?? deps.createVad({ ...options.vadOptions, signal: abort.signal }));
-    vad = voiceDetector;
-    if (voiceDetector) pending.push(voiceDetector.ready);
+    const newVad = () => {
+      const created = deps.createVad({ ...options.vadOptions, signal: abort.signal });
+      pending.push(created.ready);
+      return created;
+    };
+    // Made at once unless one is handed over: the model loads while the microphone opens.
+    if (options.detectVoice !== false && !options.warm) vad = newVad();
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
@@ -163,10 +170,16 @@ export async function startVoicePipeline(
     // model is still loading: frames wait in the VAD's port, so the visitor can start
     // talking the moment the call starts.
     const [, stream] = await Promise.all([resumed, mic, worklet]);
+    if (options.warm) {
+      const warm = await options.warm;
+      vad = warm?.vad ?? null;
+      abort.signal.throwIfAborted();
+      if (vad) await restoreWarm(vad, options.vadOptions);
+      else vad = newVad();
+    }
     abort.signal.throwIfAborted();
-    if (options.warm && voiceDetector) await restoreWarm(voiceDetector, options.vadOptions);
-    const pipeline = wire({ options, deps, context, stream, vad: voiceDetector, cleanup, release });
-    await voiceDetector?.ready;
+    const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
+    await vad?.ready;
     abort.signal.throwIfAborted();
     return pipeline;
   } catch (err) {
@@ -174,6 +187,8 @@ export async function startVoicePipeline(
     // Wait for every branch, so nothing created after the failure escapes the cleanup.
     await Promise.allSettled(pending);
     await release();
+    // A VAD handed over but not taken yet (the start failed before it was needed) goes too.
+    if (!vad && options.warm) vad = (await Promise.resolve(options.warm).catch(() => null))?.vad ?? null;
     await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${toError(err)}`, { cause: err });

@@ -139,13 +139,21 @@ export function createFakeVoice() {
     return new Promise((resolve) => waiting.recognizers.push(() => resolve(recognizer)));
   });
 
-  const service: VoiceService = { startPipeline, createRecognizer, prefetch: vi.fn(() => Promise.resolve()) };
+  const service: VoiceService = {
+    startPipeline,
+    createRecognizer,
+    prefetch: vi.fn(() => Promise.resolve()),
+    warmDetector: vi.fn(),
+    releaseDetector: vi.fn(() => Promise.resolve()),
+  };
 
   return {
     service,
     startPipeline,
     createRecognizer,
     prefetch: service.prefetch as ReturnType<typeof vi.fn>,
+    warmDetector: service.warmDetector as ReturnType<typeof vi.fn>,
+    releaseDetector: service.releaseDetector as ReturnType<typeof vi.fn>,
     pipelines,
     recognizers,
     plan,

@@ -1,0 +1,95 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { VadClient } from '../workers/vad.client.ts';
+import { DetectorKeeper } from './detectorKeeper.ts';
+
+/** A VAD client whose readiness the test decides. */
+function fakeVads() {
+  const made: { vad: VadClient; load(): void; fail(): void; disposed: () => number }[] = [];
+  const create = vi.fn(() => {
+    let load!: () => void;
+    let fail!: (e: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => ((load = resolve), (fail = reject)));
+    let disposed = 0;
+    const vad = { ready, dispose: vi.fn(async () => void disposed++) } as unknown as VadClient;
+    made.push({ vad, load, fail: () => fail(new Error('model 404')), disposed: () => disposed });
+    return vad;
+  });
+  return { create, made };
+}
+
+describe('DetectorKeeper', () => {
+  it('loads one detector, hands it to a call, keeps it back for the next one, and disposes it at release', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    keeper.warm();
+    expect(create).toHaveBeenCalledTimes(1);
+    made[0]!.load();
+    const first = await keeper.take();
+    expect(first?.vad).toBe(made[0]!.vad);
+    // In a call: warming again makes nothing, the detector is coming back.
+    keeper.warm();
+    expect(create).toHaveBeenCalledTimes(1);
+    keeper.give(first!);
+    const second = await keeper.take();
+    expect(second?.vad).toBe(made[0]!.vad);
+    keeper.give(second!);
+    expect(made[0]!.disposed()).toBe(0);
+    await keeper.release();
+    expect(made[0]!.disposed()).toBe(1);
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
+  it('hands out a detector still loading, which the call then waits for', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    let taken: unknown = 'pending';
+    void keeper.take()?.then((w) => (taken = w));
+    await Promise.resolve();
+    expect(taken).toBe('pending');
+    made[0]!.load();
+    await vi.waitFor(() => expect(taken).toMatchObject({ vad: made[0]!.vad }));
+  });
+
+  it('with nothing kept, or a detector that could not load, a call gets null and makes its own', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    expect(keeper.take()).toBeNull();
+    keeper.give();
+    keeper.warm();
+    made[0]!.fail();
+    expect(await keeper.take()).toBeNull();
+    expect(made[0]!.disposed()).toBe(1);
+  });
+
+  it('disposes a detector that comes back after release, or while another is kept', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    made[0]!.load();
+    const lent = await keeper.take();
+    // A second call that made its own detector comes back first and is kept...
+    const own = { vad: {} as VadClient, dispose: vi.fn(async () => {}) };
+    keeper.give(own);
+    // ...so the first one, coming back now, goes.
+    keeper.give(lent!);
+    expect(made[0]!.disposed()).toBe(1);
+    await keeper.release();
+    expect(own.dispose).toHaveBeenCalledTimes(1);
+    const late = { vad: {} as VadClient, dispose: vi.fn(async () => {}) };
+    keeper.give(late);
+    expect(late.dispose).toHaveBeenCalledTimes(1);
+  });
+
+  it('a release during loading disposes the detector once it has loaded', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    const released = keeper.release();
+    made[0]!.load();
+    await released;
+    expect(made[0]!.disposed()).toBe(1);
+    expect(keeper.take()).toBeNull();
+  });
+});

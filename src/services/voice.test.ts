@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
+import { createVoiceService } from './voice.ts';
+
+const settle = () => new Promise((r) => setTimeout(r, 10));
+
+describe('the voice service keeps one voice detector for the calls of a session', () => {
+  it('loads it ahead of the first call, hands it from call to call, and disposes it when released', async () => {
+    const b = fakeBrowser();
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    voice.warmDetector();
+    expect(b.made.vadCreated).toBe(1);
+    for (let i = 0; i < 3; i += 1) {
+      const call = await voice.startPipeline({});
+      await Promise.all([call.stop(), call.stop()]);
+      await settle();
+      expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 1, nodes: 0 });
+    }
+    expect(b.made.vadCreated).toBe(1);
+    expect(b.made.contexts).toBe(3);
+    // Each call found it as it should be: reset, listening, default thresholds.
+    expect(b.vads[0]!.resets).toBe(3);
+    expect(b.vads[0]!.paused).toEqual([false, true, false, true, false, true]);
+    await voice.releaseDetector();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('without one kept, a call makes its own and does not keep it after the session', async () => {
+    const b = fakeBrowser();
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    const call = await voice.startPipeline({});
+    expect(b.made.vadCreated).toBe(1);
+    await call.stop();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('hold to talk leaves it alone; a call refused the microphone disposes it, and the next call makes its own', async () => {
+    const b = fakeBrowser({ micError: 'NotAllowedError' });
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    voice.warmDetector();
+    await expect(voice.startPipeline({ detectVoice: false })).rejects.toMatchObject({ kind: 'denied' });
+    expect(b.vads[0]!.resets).toBe(0);
+    await expect(voice.startPipeline({})).rejects.toMatchObject({ kind: 'denied' });
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+    await expect(voice.startPipeline({})).rejects.toMatchObject({ kind: 'denied' });
+    expect(b.made.vadCreated).toBe(2);
+    await voice.releaseDetector();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+});
