@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { modeSwitched } from '../features/input/inputSlice.ts';
+import { callRequested, modeSwitched } from '../features/input/inputSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { endRequested } from '../features/session/sessionSlice.ts';
 import { holdAborted, holdPressed, holdReleased, holdSlid } from '../features/voice/voiceSlice.ts';
@@ -57,6 +57,18 @@ describe('hold to talk: pressing', () => {
     await h.flush();
     voice().pipeline().pcm(1);
     expect(voice().recognizer().writes).toBe(4);
+  });
+
+  it('ignores a press while a call is starting: one microphone capture at a time', async () => {
+    h.dispatch(modeSwitched('speak'));
+    voice().plan.pipeline = 'manual';
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.state().voice.call).toBe('entering');
+    h.dispatch(holdPressed());
+    await h.flush();
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.hold).toBe('idle');
   });
 
   it('ignores a press within 300 ms of the last hold, and takes one after that', async () => {

@@ -34,6 +34,7 @@ import {
   holdReleased,
   holdStarted,
   micAccessFailed,
+  selectCallPhase,
   micAccessGranted,
   partialRecognized,
   selectWillCancel,
@@ -209,6 +210,8 @@ export function* holdWatcher() {
       continue;
     }
     if ((yield* select(selectInputMode)) !== 'speak' || (yield* select(selectSessionStatus)) !== 'live') continue;
+    // A call is starting (the bar still shows speak mode): one microphone capture at a time.
+    if ((yield* select(selectCallPhase)) !== 'off') continue;
     const { hold } = yield* race({ hold: call(runHold), over: take(isSessionOver) });
     lastEndedAt = Date.now();
     if (hold) yield* fork(finishHold, hold);

@@ -3,11 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { callRequested, draftRestored, inputSlice, modeSwitched, textSubmitted, type InputState } from '../inputSlice.ts';
+import { callStarting, voiceSlice } from '../../voice/voiceSlice.ts';
 import { InputBar } from './InputBar.tsx';
 
 function renderBar(input: Partial<InputState> = {}) {
   return renderWithProviders(<InputBar speakSlot={<span>speak slot</span>} callSlot={<span>call slot</span>} />, {
-    preloadedState: { input: { ...inputSlice.getInitialState(), ...input } },
+    preloadedState: { input: { ...inputSlice.getInitialState(), ...input }, voice: voiceSlice.getInitialState() },
   });
 }
 
@@ -50,6 +51,21 @@ describe('InputBar in keyboard mode', () => {
       store.dispatch(draftRestored('kept text'));
     });
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('kept text');
+  });
+});
+
+describe('InputBar while a call starts', () => {
+  it('Start call shows it is busy and ignores more taps until the call is on', async () => {
+    const user = userEvent.setup();
+    const { dispatched, store } = renderBar({ mode: 'speak' });
+    const start = screen.getByRole('button', { name: 'Start call' });
+    expect(start).not.toHaveAttribute('aria-busy');
+    act(() => {
+      store.dispatch(callStarting());
+    });
+    expect(start).toHaveAttribute('aria-busy', 'true');
+    await user.click(start);
+    expect(dispatched.filter((a) => callRequested.match(a))).toEqual([]);
   });
 });
 

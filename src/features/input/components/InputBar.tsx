@@ -3,6 +3,7 @@ import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { chatMessages } from '../../chat/messages.ts';
 import { voiceMessages } from '../../voice/messages.ts';
+import { selectCallPhase } from '../../voice/voiceSlice.ts';
 import {
   callRequested,
   draftChanged,
@@ -31,6 +32,8 @@ export function InputBar({ speakSlot, callSlot }: InputBarProps) {
   const intl = useIntl();
   const dispatch = useAppDispatch();
   const mode = useAppSelector(selectInputMode);
+  // Start call tapped, the microphone (and, early in a session, the voice detector) loading.
+  const starting = useAppSelector(selectCallPhase) === 'entering';
   if (mode === 'call') return <div className="input-bar input-bar--call">{callSlot}</div>;
   const keyboard = mode === 'keyboard';
 
@@ -47,9 +50,12 @@ export function InputBar({ speakSlot, callSlot }: InputBarProps) {
       <div className="input-bar__centre">{keyboard ? <TextComposer /> : speakSlot}</div>
       <button
         type="button"
-        className="round-btn input-bar__call"
-        onClick={() => dispatch(callRequested())}
+        className={`round-btn input-bar__call${starting ? ' input-bar__call--starting' : ''}`}
+        onClick={() => {
+          if (!starting) dispatch(callRequested());
+        }}
         aria-label={intl.formatMessage(voiceMessages.startCall)}
+        aria-busy={starting || undefined}
       >
         <PhoneIcon />
       </button>
