@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { VadEvent } from '../workers/protocol.ts';
 import type { VadClient } from '../workers/vad.client.ts';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
-import { MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline } from './voicePipeline.ts';
+import { INTERRUPTION_GRACE_MS, MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline } from './voicePipeline.ts';
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
@@ -176,6 +176,35 @@ describe('startVoicePipeline', () => {
     }
     expect(b.made.sources.every((s) => s.disconnected === 1)).toBe(true);
     expect(b.made.contexts).toBe(10);
+  });
+
+  it('an interruption the context comes back from (a Siri prompt) goes unnoticed by the call', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const errors: string[] = [];
+    const pipeline = await startVoicePipeline({ onError: (e) => errors.push(e.kind) }, b.deps);
+    b.context().interrupt();
+    // The pipeline asked for the audio back at once.
+    expect(b.context().state).toBe('running');
+    await vi.advanceTimersByTimeAsync(INTERRUPTION_GRACE_MS * 2);
+    expect(errors).toEqual([]);
+    await pipeline.stop();
+  });
+
+  it('an interruption that lasts (a phone call) ends the call with an error after the grace, not before', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const errors: string[] = [];
+    const pipeline = await startVoicePipeline({ onError: (e) => errors.push(`${e.kind}: ${e.message}`) }, b.deps);
+    b.audio.resumable = false;
+    b.context().interrupt();
+    await vi.advanceTimersByTimeAsync(INTERRUPTION_GRACE_MS - 100);
+    expect(errors).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(errors).toEqual(['unavailable: audio interrupted for 10 s']);
+    await pipeline.stop();
+    // Closing the context at stop is not an interruption.
+    expect(errors).toHaveLength(1);
   });
 
   it('takes over a VAD still loading once it has loaded, and makes its own if it could not load', async () => {

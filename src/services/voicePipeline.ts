@@ -121,6 +121,12 @@ const toError = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 /** How long a suspended AudioContext may take to start before the call is given up. */
 const RESUME_TIMEOUT_MS = 3000;
+/**
+ * How long a call may stay without running audio after an interruption (iOS suspends the
+ * context, 'interrupted' in WebKit, for a phone call, Siri or an alarm) before it ends
+ * with an error rather than going on deaf.
+ */
+export const INTERRUPTION_GRACE_MS = 10_000;
 
 /**
  * Starts capture and detection. Call it from the user's gesture (or the saga it
@@ -264,6 +270,7 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
   const onEnded = () => fail('unavailable', 'the microphone track ended');
   track?.addEventListener('ended', onEnded);
   cleanup.push(() => track?.removeEventListener('ended', onEnded));
+  watchInterruptions(context, cleanup, fail);
 
   let stopped: Promise<WarmVoice | void> | null = null;
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
@@ -293,6 +300,43 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     },
     stop: stop as VoicePipeline['stop'],
   };
+}
+
+/**
+ * The context stopped running in the middle of a call (another app took the audio): ask
+ * for it back at once and whenever the state changes; if it is not running again within
+ * INTERRUPTION_GRACE_MS, the call fails. Removed by `cleanup` before the context closes.
+ */
+function watchInterruptions(
+  context: AudioContext,
+  cleanup: (() => void | Promise<void>)[],
+  fail: (kind: MicErrorKind, message: string) => void,
+): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onStateChange = () => {
+    // 'interrupted' is WebKit's, not in the DOM typings.
+    const state = context.state as string;
+    if (state === 'running') {
+      clearTimeout(timer);
+      timer = undefined;
+      return;
+    }
+    log.warn(`audio context ${state} during the call`);
+    if (state === 'closed') {
+      fail('unavailable', 'the audio context was closed');
+      return;
+    }
+    context.resume().catch(() => {});
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      if (context.state !== 'running') fail('unavailable', `audio ${String(context.state)} for ${INTERRUPTION_GRACE_MS / 1000} s`);
+    }, INTERRUPTION_GRACE_MS);
+  };
+  context.addEventListener('statechange', onStateChange);
+  cleanup.push(() => {
+    context.removeEventListener('statechange', onStateChange);
+    clearTimeout(timer);
+  });
 }
 
 let prefetching: Promise<void> | null = null;

@@ -17,6 +17,9 @@ export function fakeBrowser(
   const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
   const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; emit(e: VadEvent): void })[] = [];
   let track!: EventTarget & { enabled: boolean; stop(): void };
+  /** resumable: whether resume() brings a context back (false: an interruption that lasts). */
+  const audio = { resumable: true };
+  const contexts: (EventTarget & { state: string; interrupt(state?: string): void })[] = [];
 
   const makeVad = (ready: Promise<void>) => {
     let channel = new MessageChannel();
@@ -61,12 +64,19 @@ export function fakeBrowser(
     }),
     createAudioContext: () => {
       made.contexts++;
-      const context = {
+      const setState = (state: string) => {
+        if (context.state === state) return;
+        context.state = state;
+        context.dispatchEvent(new Event('statechange'));
+      };
+      const context = Object.assign(new EventTarget(), {
         state: 'suspended',
         sampleRate: 48000,
         audioWorklet: options.noAudioWorklet ? undefined : { addModule: vi.fn(async () => {}) },
-        resume: () => (options.resume === 'never' ? new Promise(() => {}) : ((context.state = 'running'), Promise.resolve())),
-        close: async () => void ((context.state = 'closed'), live.contexts.delete(context)),
+        resume: () => (options.resume === 'never' || !audio.resumable ? new Promise(() => {}) : (setState('running'), Promise.resolve())),
+        close: async () => void (setState('closed'), live.contexts.delete(context)),
+        /** Another app takes the audio (iOS: 'interrupted'). */
+        interrupt: (state = 'interrupted') => setState(state),
         createMediaStreamSource: () => {
           const source = {
             connected: [] as unknown[],
@@ -77,7 +87,8 @@ export function fakeBrowser(
           made.sources.push(source);
           return source;
         },
-      };
+      });
+      contexts.push(context);
       live.contexts.add(context);
       return context as unknown as AudioContext;
     },
@@ -100,7 +111,7 @@ export function fakeBrowser(
     }),
     workletUrl: '/assets/capture.worklet-abc.js',
   };
-  return { deps, live, made, worklets, vads, track: () => track };
+  return { deps, live, made, worklets, vads, track: () => track, audio, context: () => contexts.at(-1)! };
 }
 
 
