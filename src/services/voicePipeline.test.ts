@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { VadEvent } from '../workers/protocol.ts';
 import type { VadClient } from '../workers/vad.client.ts';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
-import { INTERRUPTION_GRACE_MS, MIC_CONSTRAINTS, VoicePipelineError, startVoicePipeline } from './voicePipeline.ts';
+import {
+  INTERRUPTION_GRACE_MS,
+  MIC_CONSTRAINTS,
+  VoicePipelineError,
+  WORKER_CALL_TIMEOUT_MS,
+  startVoicePipeline,
+} from './voicePipeline.ts';
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
@@ -176,6 +182,25 @@ describe('startVoicePipeline', () => {
     }
     expect(b.made.sources.every((s) => s.disconnected === 1)).toBe(true);
     expect(b.made.contexts).toBe(10);
+  });
+
+  it('mute and thresholds do not wait forever on a VAD worker that stopped answering', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({}, b.deps);
+    const vad = b.vads[0]!;
+    vad.setPaused = () => new Promise(() => {});
+    vad.setThresholds = () => new Promise(() => {});
+    let done = 0;
+    void pipeline.mute(true).then(() => done++);
+    void pipeline.setThresholds({ positiveSpeechThreshold: 0.97 }).then(() => done++);
+    await vi.advanceTimersByTimeAsync(WORKER_CALL_TIMEOUT_MS - 100);
+    expect(done).toBe(0);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(done).toBe(2);
+    // The track was muted all the same.
+    expect(b.track().enabled).toBe(false);
+    await pipeline.stop();
   });
 
   it('an interruption the context comes back from (a Siri prompt) goes unnoticed by the call', async () => {

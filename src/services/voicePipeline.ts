@@ -293,13 +293,30 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
       // tells the browser (and its recording indicator) that the microphone is not in use.
       capture.setPaused(muted);
       if (track) track.enabled = !muted;
-      await vad?.setPaused(muted);
+      if (vad) await bounded(vad.setPaused(muted), 'pausing voice detection');
     },
     setThresholds: async (thresholds) => {
-      if (!stopped) await vad?.setThresholds(thresholds);
+      if (!stopped && vad) await bounded(vad.setThresholds(thresholds), 'changing the VAD thresholds');
     },
     stop: stop as VoicePipeline['stop'],
   };
+}
+
+/** How long a control call to the VAD worker may take before the caller goes on without it. */
+export const WORKER_CALL_TIMEOUT_MS = 2000;
+
+/**
+ * A worker call the caller should not wait on forever: a call's loop awaits mute and
+ * threshold changes, and a worker that stopped answering must not hold up Hang up.
+ */
+async function bounded(call: Promise<unknown>, what: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), WORKER_CALL_TIMEOUT_MS)));
+  try {
+    if ((await Promise.race([call, late])) === 'late') log.warn(`${what}: the VAD worker did not answer within ${WORKER_CALL_TIMEOUT_MS} ms`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
