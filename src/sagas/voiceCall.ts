@@ -23,6 +23,7 @@ import {
   micAccessFailed,
   micAccessGranted,
   selectAvatarActivity,
+  selectHoldPhase,
 } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import type { CallPipeline } from '../services/voice.ts';
@@ -89,6 +90,8 @@ export function* callWatcher() {
   for (;;) {
     yield* take(callRequested.match);
     if ((yield* select(selectSessionStatus)) !== 'live' || (yield* select(selectInputMode)) === 'call') continue;
+    // Hold to talk is recording (a second finger on Start call): one microphone capture at a time.
+    if ((yield* select(selectHoldPhase)) !== 'idle') continue;
     yield* race({ call: call(runCall), over: take(isSessionOver) });
   }
 }

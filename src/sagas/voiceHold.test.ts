@@ -71,6 +71,15 @@ describe('hold to talk: pressing', () => {
     expect(h.state().voice.hold).toBe('idle');
   });
 
+  it('and the other way round: Start call tapped during a hold starts no call', async () => {
+    await press();
+    expect(h.state().voice.hold).toBe('recording');
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.call).toBe('off');
+  });
+
   it('ignores a press within 300 ms of the last hold, and takes one after that', async () => {
     await press();
     await release();

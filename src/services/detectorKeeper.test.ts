@@ -17,6 +17,13 @@ function fakeVads() {
   return { create, made };
 }
 
+/** A detector a call made itself. */
+function ownDetector() {
+  const dispose = vi.fn(async () => {});
+  const vad = { dispose } as unknown as VadClient;
+  return { warm: { vad, dispose: () => vad.dispose() }, dispose };
+}
+
 describe('DetectorKeeper', () => {
   it('loads one detector, hands it to a call, keeps it back for the next one, and disposes it at release', async () => {
     const { create, made } = fakeVads();
@@ -70,26 +77,32 @@ describe('DetectorKeeper', () => {
     made[0]!.load();
     const lent = await keeper.take();
     // A second call that made its own detector comes back first and is kept...
-    const own = { vad: {} as VadClient, dispose: vi.fn(async () => {}) };
-    keeper.give(own);
+    const own = ownDetector();
+    keeper.give(own.warm);
     // ...so the first one, coming back now, goes.
     keeper.give(lent!);
     expect(made[0]!.disposed()).toBe(1);
     await keeper.release();
     expect(own.dispose).toHaveBeenCalledTimes(1);
-    const late = { vad: {} as VadClient, dispose: vi.fn(async () => {}) };
-    keeper.give(late);
+    const late = ownDetector();
+    keeper.give(late.warm);
     expect(late.dispose).toHaveBeenCalledTimes(1);
   });
 
-  it('a release during loading disposes the detector once it has loaded', async () => {
+  it('a release during loading disposes the detector at once, without waiting for the load', async () => {
     const { create, made } = fakeVads();
     const keeper = new DetectorKeeper(create);
     keeper.warm();
-    const released = keeper.release();
-    made[0]!.load();
-    await released;
+    await keeper.release();
     expect(made[0]!.disposed()).toBe(1);
+    expect(keeper.take()).toBeNull();
+  });
+
+  it('a worker that cannot even be created is logged, not thrown: calls make their own', () => {
+    const keeper = new DetectorKeeper(() => {
+      throw new DOMException('blocked by CSP', 'SecurityError');
+    });
+    expect(() => keeper.warm()).not.toThrow();
     expect(keeper.take()).toBeNull();
   });
 });

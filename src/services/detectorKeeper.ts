@@ -17,9 +17,15 @@ import type { WarmVoice } from './voicePipeline.ts';
 
 const log = createLogger('voice');
 
+interface Kept {
+  vad: VadClient;
+  /** Resolves once loaded; null if it could not load (it is disposed then). */
+  ready: Promise<WarmVoice | null>;
+}
+
 export class DetectorKeeper {
-  /** The kept detector, loaded or loading; resolves to null if it could not load. */
-  private kept: Promise<WarmVoice | null> | null = null;
+  /** The kept detector, loaded or loading. */
+  private kept: Kept | null = null;
   /** Between warm() and release(): detectors coming back are kept. */
   private open = false;
   /** Detectors handed out (or null handed out: the call makes its own) and not back yet. */
@@ -27,20 +33,31 @@ export class DetectorKeeper {
 
   constructor(private readonly create: () => VadClient) {}
 
-  /** Starts loading a detector to keep, unless one is kept, loading or in a call. */
+  /** Starts loading a detector to keep, unless one is kept, loading or in a call. Never throws. */
   warm(): void {
     this.open = true;
     if (this.kept || this.lent > 0) return;
-    const vad = this.create();
+    let vad: VadClient;
+    try {
+      vad = this.create();
+    } catch (error) {
+      // new Worker() can throw (a blocked script, no workers at all): calls make their own.
+      log.warn('the voice detector could not be started ahead of a call', String(error));
+      return;
+    }
     const warm: WarmVoice = { vad, dispose: () => vad.dispose() };
-    this.kept = vad.ready.then(
-      () => warm,
-      async (error: unknown) => {
-        log.warn('the voice detector could not be loaded ahead of a call', String(error));
-        await vad.dispose();
-        return null;
-      },
-    );
+    const kept: Kept = {
+      vad,
+      ready: vad.ready.then(
+        () => warm,
+        async (error: unknown) => {
+          if (this.open) log.warn('the voice detector could not be loaded ahead of a call', String(error));
+          await vad.dispose();
+          return null;
+        },
+      ),
+    };
+    this.kept = kept;
   }
 
   /**
@@ -52,23 +69,22 @@ export class DetectorKeeper {
     const kept = this.kept;
     this.kept = null;
     this.lent += 1;
-    return kept;
+    return kept?.ready ?? null;
   }
 
   /** A call is over: its detector (if it kept one) is kept for the next call, or disposed. */
   give(warm: WarmVoice | void): void {
     this.lent = Math.max(0, this.lent - 1);
     if (!warm) return;
-    if (this.open && !this.kept) this.kept = Promise.resolve(warm);
+    if (this.open && !this.kept) this.kept = { vad: warm.vad, ready: Promise.resolve(warm) };
     else void warm.dispose();
   }
 
-  /** The session is over: the kept detector is disposed (once loaded, if still loading). */
+  /** The session is over: the kept detector is disposed, at once even if still loading. */
   async release(): Promise<void> {
     this.open = false;
     const kept = this.kept;
     this.kept = null;
-    const warm = await kept;
-    await warm?.dispose();
+    await kept?.vad.dispose();
   }
 }

@@ -21,6 +21,7 @@ describe('the voice service keeps one voice detector for the calls of a session'
     // Each call found it as it should be: reset, listening, default thresholds.
     expect(b.vads[0]!.resets).toBe(3);
     expect(b.vads[0]!.paused).toEqual([false, true, false, true, false, true]);
+    expect(b.vads[0]!.thresholds).toEqual(Array(3).fill({ positiveSpeechThreshold: 0.9, negativeSpeechThreshold: 0.65 }));
     await voice.releaseDetector();
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });

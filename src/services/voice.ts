@@ -49,7 +49,8 @@ export function createVoiceService(
 ): VoiceService {
   const keeper = new DetectorKeeper(() => deps.createVad({}));
   const startPipeline = async (options: VoicePipelineOptions): Promise<CallPipeline> => {
-    if (options.detectVoice === false || options.warm) return startVoicePipeline(options, deps);
+    // Nothing is taken for a start that will not happen (it throws at once, still in the gesture).
+    if (options.detectVoice === false || options.warm || options.signal?.aborted) return startVoicePipeline(options, deps);
     let pipeline: VoicePipeline;
     try {
       const warm = keeper.take();

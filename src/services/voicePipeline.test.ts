@@ -232,6 +232,58 @@ describe('startVoicePipeline', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('never keeps a VAD that gave up (an error) or does not answer: it is disposed at stop', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const broken = await startVoicePipeline({ onError: () => {} }, b.deps);
+    b.vads[0]!.emit({ type: 'error', message: 'voice detection stopped after 3 failures' });
+    expect(await broken.stop({ keepWarm: true })).toBeUndefined();
+    const silent = await startVoicePipeline({}, b.deps);
+    b.vads[1]!.setPaused = () => new Promise(() => {});
+    const stopping = silent.stop({ keepWarm: true });
+    await vi.advanceTimersByTimeAsync(WORKER_CALL_TIMEOUT_MS + 100);
+    expect(await stopping).toBeUndefined();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a start aborted while the handed-over VAD loads gives up at once; the VAD is disposed when it arrives', async () => {
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    const kept = await first.stop({ keepWarm: true });
+    let loaded!: (w: typeof kept) => void;
+    const abort = new AbortController();
+    const pending = startVoicePipeline({ warm: new Promise((r) => (loaded = r)), signal: abort.signal }, b.deps).catch((e: unknown) => e);
+    await settle();
+    abort.abort(new Error('hung up'));
+    expect(await pending).toMatchObject({ message: 'hung up' });
+    expect(allReleased(b.live)).toMatchObject({ contexts: 0, tracks: 0, vads: 1 });
+    loaded(kept);
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a refused microphone is reported without waiting for the handed-over VAD to load', async () => {
+    const b = fakeBrowser({ micError: 'NotAllowedError' });
+    let loaded = false;
+    const warm = new Promise<null>((r) => setTimeout(() => ((loaded = true), r(null)), 200));
+    await expect(startVoicePipeline({ warm }, b.deps)).rejects.toMatchObject({ kind: 'denied' });
+    expect(loaded).toBe(false);
+  });
+
+  it('a kept VAD whose worker does not answer is replaced by a new one', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    const kept = await first.stop({ keepWarm: true });
+    b.vads[0]!.reset = () => new Promise(() => {});
+    const starting = startVoicePipeline({ warm: kept }, b.deps);
+    await vi.advanceTimersByTimeAsync(WORKER_CALL_TIMEOUT_MS + 100);
+    const second = await starting;
+    expect(b.made.vadCreated).toBe(2);
+    expect(allReleased(b.live)).toMatchObject({ vads: 1 });
+    await second.stop();
+  });
+
   it('takes over a VAD still loading once it has loaded, and makes its own if it could not load', async () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);

@@ -153,6 +153,7 @@ export async function startVoicePipeline(
   // inside the try: a failed start releases whatever it had already made.
   const pending: Promise<unknown>[] = [];
   let vad: VadClient | null = null;
+  let warmPending = false;
   try {
     const resumed = resumeContext(context);
     const mic = deps.getUserMedia(MIC_CONSTRAINTS).then(
@@ -169,6 +170,8 @@ export async function startVoicePipeline(
     };
     // Made at once unless one is handed over: the model loads while the microphone opens.
     if (options.detectVoice !== false && !options.warm) vad = newVad();
+    // Handed over but not taken yet if the start fails before the microphone is open.
+    else if (options.warm) warmPending = true;
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
@@ -177,12 +180,11 @@ export async function startVoicePipeline(
     // talking the moment the call starts.
     const [, stream] = await Promise.all([resumed, mic, worklet]);
     if (options.warm) {
-      const warm = await options.warm;
-      vad = warm?.vad ?? null;
-      abort.signal.throwIfAborted();
-      if (vad) await restoreWarm(vad, options.vadOptions);
-      else vad = newVad();
+      // From here takeWarm owns it, whatever happens.
+      warmPending = false;
+      vad = await takeWarm(options.warm, options.vadOptions, abort.signal);
     }
+    vad ??= options.detectVoice === false ? null : newVad();
     abort.signal.throwIfAborted();
     const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
     await vad?.ready;
@@ -193,8 +195,9 @@ export async function startVoicePipeline(
     // Wait for every branch, so nothing created after the failure escapes the cleanup.
     await Promise.allSettled(pending);
     await release();
-    // A VAD handed over but not taken yet (the start failed before it was needed) goes too.
-    if (!vad && options.warm) vad = (await Promise.resolve(options.warm).catch(() => null))?.vad ?? null;
+    // A VAD handed over but not taken (the start failed first) goes too, once it has
+    // loaded; the failure is not held up for it.
+    if (!vad && warmPending && options.warm) void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
     await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${toError(err)}`, { cause: err });
@@ -212,6 +215,36 @@ async function resumeContext(context: AudioContext): Promise<void> {
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESUME_TIMEOUT_MS)));
   await Promise.race([context.resume(), timeout]).finally(() => clearTimeout(timer));
   if (context.state !== 'running') throw new Error(`audio context is ${context.state} (no user gesture?)`);
+}
+
+/**
+ * Takes over a VAD handed to the call (loaded or still loading) and makes it fit for this
+ * call; null when there is none fit to use (it could not load, or its worker does not
+ * answer: then it is disposed), and the call makes its own. An abort stops the wait at
+ * once; a VAD that arrives later is disposed.
+ */
+async function takeWarm(
+  handed: WarmVoice | Promise<WarmVoice | null>,
+  vadOptions: CreateVadOptions | undefined,
+  signal: AbortSignal,
+): Promise<VadClient | null> {
+  const arrived = Promise.resolve(handed).catch(() => null);
+  const warm = await Promise.race([arrived, rejectOnAbort(signal)]).catch((error: unknown) => {
+    void arrived.then((late) => late?.dispose());
+    throw error;
+  });
+  if (!warm) return null;
+  if (await answers(restoreWarm(warm.vad, vadOptions))) return warm.vad;
+  log.warn('the kept voice detector did not answer: a new one is loaded');
+  await warm.dispose();
+  return null;
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /** A warm VAD may carry raised thresholds or an open segment from the last call. */
@@ -241,6 +274,8 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     log.warn(message);
     options.onError?.(new VoicePipelineError(kind, message));
   };
+  /** The worker gave up (an error, not a warning): never kept for another call. */
+  let vadBroken = false;
   const unsubscribe = vad
     ? [
         vad.on('speechStart', (e) => options.onSpeechStart?.(e)),
@@ -248,7 +283,10 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
         vad.on('misfire', (e) => options.onMisfire?.(e)),
         vad.on('stats', (e) => options.onStats?.(e)),
         vad.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
-        vad.on('error', (e) => fail('failed', `voice detection: ${e.message}`)),
+        vad.on('error', (e) => {
+          vadBroken = true;
+          fail('failed', `voice detection: ${e.message}`);
+        }),
       ]
     : [];
   cleanup.push(() => unsubscribe.forEach((off) => off()));
@@ -277,9 +315,10 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     stopped ??= (async () => {
       await release();
       if (!vad) return;
-      if (!stopOptions?.keepWarm) return vad.dispose();
-      // Nothing reaches it until the next call renews its frame port.
-      await vad.setPaused(true).catch(() => {});
+      if (!stopOptions?.keepWarm || vadBroken) return vad.dispose();
+      // Nothing reaches it until the next call renews its frame port. A worker that does
+      // not answer is not worth keeping.
+      if (!(await answers(vad.setPaused(true)))) return vad.dispose();
       return { vad, dispose: () => vad.dispose() };
     })();
     return stopped;
@@ -310,10 +349,15 @@ export const WORKER_CALL_TIMEOUT_MS = 2000;
  * threshold changes, and a worker that stopped answering must not hold up Hang up.
  */
 async function bounded(call: Promise<unknown>, what: string): Promise<void> {
+  if (!(await answers(call))) log.warn(`${what}: the VAD worker failed or did not answer within ${WORKER_CALL_TIMEOUT_MS} ms`);
+}
+
+/** Whether a worker call succeeded within WORKER_CALL_TIMEOUT_MS. */
+async function answers(call: Promise<unknown>): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), WORKER_CALL_TIMEOUT_MS)));
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_CALL_TIMEOUT_MS)));
   try {
-    if ((await Promise.race([call, late])) === 'late') log.warn(`${what}: the VAD worker did not answer within ${WORKER_CALL_TIMEOUT_MS} ms`);
+    return await Promise.race([call.then(() => true, () => false), late]);
   } finally {
     clearTimeout(timer);
   }
