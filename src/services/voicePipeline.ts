@@ -175,9 +175,10 @@ export async function startVoicePipeline(
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
-    // Capture is wired as soon as the microphone and the worklet are there, even if the
-    // model is still loading: frames wait in the VAD's port, so the visitor can start
-    // talking the moment the call starts.
+    // Capture is wired as soon as the microphone and the worklet are there, even if a model
+    // this start loads itself is not ready: frames wait in the VAD's port, so the visitor
+    // can start talking the moment the call starts. A handed-over VAD still loading is
+    // waited for first (its port is renewed when it is taken over).
     const [, stream] = await Promise.all([resumed, mic, worklet]);
     if (options.warm) {
       // From here takeWarm owns it, whatever happens.
