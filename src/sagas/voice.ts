@@ -10,16 +10,14 @@
  * on a slow phone, which would otherwise be a wait after every Start call. It is released
  * when the session ends. A call or a hold started before that loads what it needs itself.
  */
-import type { Action } from '@reduxjs/toolkit';
 import { all, call, fork, race, select, take } from 'typed-redux-saga';
 import { selectAccountInfo } from '../features/account/accountSlice.ts';
-import { sessionEnded, sessionEnding, videoPlaying } from '../features/session/sessionSlice.ts';
+import { videoPlaying } from '../features/session/sessionSlice.ts';
 import { services } from './context.ts';
 import { callWatcher } from './voiceCall.ts';
 import { holdWatcher } from './voiceHold.ts';
+import { isSessionOver } from './voiceResources.ts';
 import { voiceTurnWatcher } from './voiceTurn.ts';
-
-const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
 
 function* readyCalls() {
   const { voice } = yield* services();

@@ -9,13 +9,12 @@
  * asynchronous step (select and put run synchronously inside the dispatch), so they are
  * created in the tap's call stack, which iOS Safari needs to let audio start.
  */
-import type { Action } from '@reduxjs/toolkit';
 import { call, put, race, select, take } from 'typed-redux-saga';
 import { selectAccountInfo } from '../features/account/accountSlice.ts';
 import { callEntered, callLeft, callRequested, selectInputMode } from '../features/input/inputSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown } from '../features/notices/noticesSlice.ts';
-import { selectSessionStatus, sessionEnded, sessionEnding } from '../features/session/sessionSlice.ts';
+import { selectSessionStatus } from '../features/session/sessionSlice.ts';
 import { createPcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   callStartFailed,
@@ -30,11 +29,9 @@ import type { CallPipeline } from '../services/voice.ts';
 import { createVoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
 import { converse, thresholdsFor } from './voiceConversation.ts';
-import { createVoiceScope, micFailureNotice, micFailureOf } from './voiceResources.ts';
+import { createVoiceScope, isSessionOver, micFailureNotice, micFailureOf } from './voiceResources.ts';
 
 const log = createLogger('voice');
-
-const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
 
 function* runCall() {
   const { voice } = yield* services();

@@ -23,7 +23,7 @@ import { modeSwitched, selectInputMode } from '../features/input/inputSlice.ts';
 import { selectLang, type Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown, toastShown } from '../features/notices/noticesSlice.ts';
-import { selectSessionStatus, sessionEnded, sessionEnding } from '../features/session/sessionSlice.ts';
+import { selectSessionStatus } from '../features/session/sessionSlice.ts';
 import { sendRequested } from '../features/signaling/signalingActions.ts';
 import { createPcmFeed, type PcmFeed } from '../features/voice/pcmFeed.ts';
 import { joinPhrases } from '../features/voice/sentences.ts';
@@ -45,6 +45,7 @@ import { createVoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
 import {
   createVoiceScope,
+  isSessionOver,
   micFailureNotice,
   micFailureOf,
   never,
@@ -63,8 +64,6 @@ export const HOLD_SEGMENTATION_SILENCE_MS = 1000;
 export const HOLD_LATE_START_MS = 3000;
 
 const isHoldEnd = (a: Action) => holdReleased.match(a) || holdAborted.match(a) || modeSwitched.match(a);
-const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
-
 /** A released hold whose recognizer still owes its last phrase. */
 interface ReleasedHold {
   recognizing: Promise<RecognizerHandle>;

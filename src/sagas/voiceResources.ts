@@ -4,15 +4,20 @@
  * the saga however it ends: released, hung up, failed, or cancelled while a start is
  * still in flight (a start that finishes after the saga gave up is stopped at once).
  */
+import type { Action } from '@reduxjs/toolkit';
 import { catalogue } from '../features/notices/messages.ts';
 import type { NoticeMessage } from '../features/notices/noticesSlice.ts';
 import type { PcmFeed } from '../features/voice/pcmFeed.ts';
+import { sessionEnded, sessionEnding } from '../features/session/sessionSlice.ts';
 import type { MicFailure } from '../features/voice/voiceSlice.ts';
 import type { Logger } from '../services/logger.ts';
 import type { Recognizer } from '../services/speechRecognizer.ts';
 import type { VoiceRecognizerConfig, VoiceService } from '../services/voice.ts';
 import { micErrorKind, VoicePipelineError } from '../services/voicePipeline.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
+
+/** The session is ending or has ended: every voice workflow stops. */
+export const isSessionOver = (a: Action): boolean => sessionEnding.match(a) || sessionEnded.match(a);
 
 /** A promise's outcome as a value, so a saga can race it without a try/catch around the race. */
 export type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };

@@ -13,10 +13,11 @@ import type { Action } from '@reduxjs/toolkit';
 import { delay, put, race, select, take, takeEvery } from 'typed-redux-saga';
 import { ownMessageAdded } from '../features/chat/chatSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
-import { selectSessionStatus, selectSignalingState, sessionEnded, sessionEnding } from '../features/session/sessionSlice.ts';
+import { selectSessionStatus, selectSignalingState } from '../features/session/sessionSlice.ts';
 import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
 import { partialRecognized, sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
+import { isSessionOver } from './voiceResources.ts';
 
 const log = createLogger('voice');
 
@@ -25,8 +26,6 @@ export const ASR_END_TIMEOUT_MS = 3000;
 
 const isAsrEndFor = (msgId: string) => (a: Action) =>
   messageReceived.match(a) && a.payload.msg_type === 'command' && a.payload.command === 'asr_end' && a.payload.msg_id === msgId;
-const isSessionOver = (a: Action) => sessionEnding.match(a) || sessionEnded.match(a);
-
 function* canSend() {
   return (yield* select(selectSessionStatus)) === 'live' && (yield* select(selectSignalingState)) === 'open';
 }
