@@ -9,7 +9,7 @@
 import { CAPTURE_WORKLET_URL, startCapture, type CreateWorkletNode } from '../workers/capture.client.ts';
 import { prefetchVoiceAssets } from '../workers/prefetch.ts';
 import { TARGET_SAMPLE_RATE, type VadThresholds } from '../workers/protocol.ts';
-import { createVad, type CreateVadOptions, type VadClient } from '../workers/vad.client.ts';
+import { createVad, rejectOn, type CreateVadOptions, type VadClient } from '../workers/vad.client.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type FrameEvent } from '../workers/vad/frameProcessor.ts';
 import { createLogger } from './logger.ts';
 import { loadSpeechSdk } from './speechRecognizer.ts';
@@ -230,22 +230,23 @@ async function takeWarm(
   signal: AbortSignal,
 ): Promise<VadClient | null> {
   const arrived = Promise.resolve(handed).catch(() => null);
-  const warm = await Promise.race([arrived, rejectOnAbort(signal)]).catch((error: unknown) => {
-    void arrived.then((late) => late?.dispose());
-    throw error;
-  });
+  const late = () => void arrived.then((vad) => vad?.dispose());
+  if (signal.aborted) {
+    late();
+    throw signal.reason;
+  }
+  const aborted = rejectOn(signal, 'abort', () => signal.reason);
+  const warm = await Promise.race([arrived, aborted.promise])
+    .catch((error: unknown) => {
+      late();
+      throw error;
+    })
+    .finally(() => signal.removeEventListener('abort', aborted.listener));
   if (!warm) return null;
   if (await answers(restoreWarm(warm.vad, vadOptions))) return warm.vad;
   log.warn('the kept voice detector did not answer: a new one is loaded');
   await warm.dispose();
   return null;
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /** A warm VAD may carry raised thresholds or an open segment from the last call. */

@@ -66,7 +66,7 @@ function startWorker(): WorkerLike {
 }
 
 /** A promise that rejects when `target` fires `type`, with its listener removable. */
-function rejectOn(target: Pick<EventTarget, 'addEventListener'>, type: string, reason: (event: Event) => unknown) {
+export function rejectOn(target: Pick<EventTarget, 'addEventListener'>, type: string, reason: (event: Event) => unknown) {
   let listener: (event: Event) => void = () => {};
   const promise = new Promise<never>((_, reject) => {
     listener = (event) => reject(reason(event));
