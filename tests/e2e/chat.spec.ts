@@ -77,7 +77,11 @@ test('a typed knowledge-base question: the visitor message, then the spoken repl
   const events = await signaling(request);
   const inbound = events.filter((e) => e.dir === 'in').map((e) => e.body);
   const sent = inbound.findIndex((b) => b.type === 'message_text');
-  expect(inbound.findIndex((b) => b.type === 'break')).toBeLessThan(sent);
+  // Sending text interrupts first (spec section 4): a break exists, and it went before the message.
+  const interrupted = inbound.findIndex((b) => b.type === 'break');
+  expect(sent).toBeGreaterThanOrEqual(0);
+  expect(interrupted, 'a break was sent').toBeGreaterThanOrEqual(0);
+  expect(interrupted).toBeLessThan(sent);
   const message = inbound[sent]!;
   expect(message).toMatchObject({ source: 'nlpmsg', text: 'what are your opening hours', data: { lang: 'en' } });
   const msgId = (message.data as { msg_id: string }).msg_id;
@@ -181,10 +185,22 @@ test('back to bottom: shown when scrolled up, no jump while reading, and it take
   const back = page.getByRole('button', { name: 'Back to bottom' });
   await expect(back).toBeVisible();
 
+  // Every scroll of the log from here on is recorded: reading must not be disturbed.
+  await log.evaluate((el) => {
+    const scrolls: number[] = [];
+    (window as { __logScrolls?: number[] }).__logScrolls = scrolls;
+    el.addEventListener('scroll', () => scrolls.push(el.scrollTop));
+  });
   const count = await replies(page).count();
   await say(request, { image_url: image, related: ['question number 5'] });
   await expect(replies(page)).toHaveCount(count + 1, { timeout: REPLY_MS });
-  await page.waitForTimeout(300);
+  const newest = replies(page).last();
+  await expect(newest.getByRole('button', { name: 'question number 5' })).toBeVisible({ timeout: REPLY_MS });
+  // Bounded by a named event: the new reply is rendered whole (its last part, the
+  // suggestion, shows), then three frames pass, in which a follow-the-bottom scroll
+  // (run on the newest message's commit) would have started.
+  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
+  expect(await page.evaluate(() => (window as { __logScrolls?: number[] }).__logScrolls)).toEqual([]);
   expect(await log.evaluate((el) => el.scrollTop)).toBe(0);
   await expect(back).toBeVisible();
 

@@ -155,10 +155,18 @@ test('signaling-drop: the channel reconnects, joins the same room again, and the
   expect(stoppedRooms(await events(request))).toEqual([]);
 });
 
-test('signaling-down: reconnects are refused, "error" is shown and the visitor is back before the session', async ({ page, request }) => {
+test('signaling-down: exactly 3 reconnects 500 ms apart are refused, "error" is shown and the visitor is back before the session', async ({
+  page,
+  request,
+}) => {
   await openWithFault(page, request, 'signaling-down');
   await startAndWaitLive(page);
   await expectAlertThenPreSession(page, text('en', 'error.signalingLost'));
+  // Spec section 7: up to 3 reconnects at 500 ms. The first socket, then three attempts.
+  const { socketsCreated, socketTimes } = await liveCounts(page);
+  expect(socketsCreated).toBe(4);
+  const gaps = socketTimes.slice(2).map((t, i) => t - socketTimes[i + 1]!);
+  expect(gaps.every((gap) => gap >= 450), `gaps between reconnects: ${gaps.join(', ')} ms`).toBe(true);
   await expectSessionCleanedUp(page, request);
 });
 

@@ -14,6 +14,8 @@ export interface LiveCounts {
   /** Peer connections not closed. */
   pcOpen: number;
   socketsCreated: number;
+  /** When each WebSocket was created (the page's performance.now()), in order. */
+  socketTimes: number[];
   /** WebSockets not CLOSED (CONNECTING, OPEN or CLOSING). */
   socketsOpen: number;
 }
@@ -21,6 +23,7 @@ export interface LiveCounts {
 interface Registry {
   pcs: RTCPeerConnection[];
   sockets: WebSocket[];
+  socketTimes: number[];
 }
 
 declare global {
@@ -31,7 +34,7 @@ declare global {
 
 /** Runs in the page before any of its scripts. */
 function instrument(): void {
-  const registry: Registry = { pcs: [], sockets: [] };
+  const registry: Registry = { pcs: [], sockets: [], socketTimes: [] };
   Object.defineProperty(window, '__counters', { value: registry, enumerable: false });
 
   const NativePc = window.RTCPeerConnection;
@@ -48,6 +51,7 @@ function instrument(): void {
     constructor(url: string | URL, protocols?: string | string[]) {
       super(url, protocols);
       registry.sockets.push(this);
+      registry.socketTimes.push(performance.now());
     }
   }
   window.WebSocket = CountedWebSocket;
@@ -65,6 +69,7 @@ export async function liveCounts(page: Page): Promise<LiveCounts> {
       pcCreated: registry.pcs.length,
       pcOpen: registry.pcs.filter((pc) => pc.signalingState !== 'closed').length,
       socketsCreated: registry.sockets.length,
+      socketTimes: [...registry.socketTimes],
       socketsOpen: registry.sockets.filter((ws) => ws.readyState !== WebSocket.CLOSED).length,
     };
   });
