@@ -23,6 +23,9 @@ const TEST_PACKAGES = [
   { pkg: 'chromium', bin: 'chromium' },
   // CJK glyphs for the screenshots the end-to-end tests take in zh/cht/jp/kor.
   { pkg: 'fonts-wqy-zenhei', file: '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc' },
+  // An audio output device for the browsers under test (a null sink), and pactl to set it up.
+  { pkg: 'pulseaudio', bin: 'pulseaudio' },
+  { pkg: 'pulseaudio-utils', bin: 'pactl' },
 ];
 
 function say(message) {

@@ -8,6 +8,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import {
   avatarVideo,
   cancelButton,
+  cancelDeliberately,
   decodedFrames,
   endChat,
   expectLive,
@@ -22,6 +23,7 @@ import {
   videoAdvances,
   type Lang,
 } from './support/app.ts';
+import { pactl } from '../support/audioOutput.ts';
 import { audioPeak, startAudioMeter } from './support/audio.ts';
 import { liveCounts } from './support/counters.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
@@ -47,15 +49,6 @@ test.beforeEach(beforeSessionTest);
 test.afterEach(afterSessionTest);
 
 /** Nothing of a session is left: no open peer connection or socket in the page, no room on the stand-in. */
-/**
- * Taps Cancel as a visitor who means it: a tap within 300 ms of Start chat is the
- * second tap of a double tap and only says "please wait" (PreSession.tsx).
- */
-async function cancelDeliberately(page: Page, tappedAt: number): Promise<void> {
-  await page.waitForTimeout(Math.max(0, 400 - (Date.now() - tappedAt)));
-  await cancelButton(page).click();
-}
-
 async function expectNothingLeft(page: Page, request: APIRequestContext): Promise<void> {
   await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
   await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
@@ -106,6 +99,8 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   await startAudioMeter(page);
   expect((await request.post('/__standin/say', { data: { text: SPOKEN } })).status()).toBe(200);
   await expect.poll(() => audioPeak(page), { timeout: LIVE_TIMEOUT_MS, message: 'avatar audio energy' }).toBeGreaterThan(SPEECH_RMS);
+  // ...into an audio output device, as on a phone (the suite's null sink, tests/support/audioOutput.ts).
+  expect(pactl(process.env.PULSE_SERVER!, 'list', 'short', 'sink-inputs').trim(), 'no stream plays into the audio output device').not.toBe('');
 
   const seen = await events(request);
   const [roomId] = startedRooms(seen);

@@ -56,6 +56,15 @@ export async function expectLive(page: Page, lang: Lang = 'en'): Promise<void> {
   await expect.poll(() => decodedFrames(page), { timeout: LIVE_TIMEOUT_MS }).toBeGreaterThan(0);
 }
 
+/**
+ * Taps Cancel as a visitor who means it: a tap within 300 ms of Start chat is the
+ * second tap of a double tap and only says "please wait" (PreSession.tsx).
+ */
+export async function cancelDeliberately(page: Page, tappedAt: number, lang: Lang = 'en'): Promise<void> {
+  await page.waitForTimeout(Math.max(0, 400 - (Date.now() - tappedAt)));
+  await cancelButton(page, lang).click();
+}
+
 /** Back to state 1: Start chat enabled, no Cancel, no live screen. */
 export async function expectPreSession(page: Page, lang: Lang = 'en', timeout = LIVE_TIMEOUT_MS): Promise<void> {
   await expect(startButton(page, lang)).toBeEnabled({ timeout });
