@@ -33,7 +33,7 @@ function* keepAlive<Args extends unknown[]>(name: string, saga: (...args: Args) 
 export function* rootSaga() {
   const link = createSignalingLink();
   yield* all([
-    fork(boot),
+    fork(keepAlive, 'boot', boot),
     fork(keepAlive, 'session', sessionWatcher, link),
     fork(keepAlive, 'signaling', signalingSendWatcher, link),
     fork(keepAlive, 'visibility', visibilityWatcher),

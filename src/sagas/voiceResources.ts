@@ -15,6 +15,7 @@ import type { Recognizer } from '../services/speechRecognizer.ts';
 import type { VoiceRecognizerConfig, VoiceService } from '../services/voice.ts';
 import { micErrorKind, VoicePipelineError } from '../services/voicePipeline.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
+import { throwIfAborted } from '../services/compat.ts';
 
 /** The session is ending or has ended: every voice workflow stops. */
 export const isSessionOver = (a: Action): boolean => sessionEnding.match(a) || sessionEnded.match(a);
@@ -126,9 +127,9 @@ export async function openRecognizer(
     },
   };
   try {
-    signal.throwIfAborted();
+    throwIfAborted(signal);
     await recognizer.start();
-    signal.throwIfAborted();
+    throwIfAborted(signal);
   } catch (error) {
     await handle.close();
     throw error;

@@ -3,6 +3,7 @@
  * the leave confirmation, and the platform quirks that change behaviour.
  */
 import type { LocationLike } from '../app/routes.ts';
+import { randomUUID } from './compat.ts';
 
 /** Spec section 4/9: on iOS or inside a messenger app a hidden page ends the session after 3 s, elsewhere at once. */
 export const HIDDEN_GRACE_MS = 3000;
@@ -49,7 +50,7 @@ export function createBrowserPlatform(): PlatformService {
   return {
     location: () => window.location,
     languages: () => (navigator.languages?.length ? navigator.languages : [navigator.language].filter(Boolean)),
-    randomUUID: () => crypto.randomUUID(),
+    randomUUID,
     hiddenGraceMs: () => hiddenGraceFor(navigator.userAgent, navigator.maxTouchPoints),
     isHidden: () => document.visibilityState === 'hidden',
     onVisibilityChange(listener) {

@@ -13,6 +13,7 @@ import { createVad, rejectOn, type CreateVadOptions, type VadClient } from '../w
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type FrameEvent } from '../workers/vad/frameProcessor.ts';
 import { createLogger } from './logger.ts';
 import { loadSpeechSdk } from './speechRecognizer.ts';
+import { throwIfAborted } from './compat.ts';
 
 const log = createLogger('voice');
 
@@ -137,7 +138,7 @@ export async function startVoicePipeline(
   options: VoicePipelineOptions,
   deps: VoicePipelineDeps = browserVoiceDeps,
 ): Promise<VoicePipeline> {
-  options.signal?.throwIfAborted();
+  throwIfAborted(options.signal);
   if (options.detectVoice === false && options.warm) throw new TypeError('a warm VAD was given to a pipeline without voice detection');
   // Aborted by the caller or by our own failure, so a model still loading stops at once.
   const abort = new AbortController();
@@ -186,10 +187,10 @@ export async function startVoicePipeline(
       vad = await takeWarm(options.warm, options.vadOptions, abort.signal);
     }
     vad ??= options.detectVoice === false ? null : newVad();
-    abort.signal.throwIfAborted();
+    throwIfAborted(abort.signal);
     const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
     await vad?.ready;
-    abort.signal.throwIfAborted();
+    throwIfAborted(abort.signal);
     return pipeline;
   } catch (err) {
     abort.abort(err);

@@ -13,6 +13,7 @@
 import { createReplayEmitter } from './emitter.ts';
 import type { HttpClient } from './http.ts';
 import { createLogger } from './logger.ts';
+import { throwIfAborted } from './compat.ts';
 
 const log = createLogger('whep');
 
@@ -56,13 +57,9 @@ export function whepUrl(srsLink: string, roomId: string): string {
   return `${srsLink}/rtc/v1/whep/?app=live&stream=${encodeURIComponent(roomId)}`;
 }
 
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new DOMException('WHEP connect aborted', 'AbortError');
-}
-
 /** `promise`, or an AbortError as soon as `signal` aborts; the listener is removed either way. */
 async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  throwIfAborted(signal);
+  throwIfAborted(signal, 'WHEP connect aborted');
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
@@ -163,11 +160,11 @@ export function createWhepService(deps: WhepDeps): WhepService {
       pc.addTransceiver('video', { direction: 'recvonly' });
       pc.addTransceiver('audio', { direction: 'recvonly' });
       const offer = await pc.createOffer();
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'WHEP connect aborted');
       await pc.setLocalDescription(offer);
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'WHEP connect aborted');
       await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'WHEP connect aborted');
       const sdp = pc.localDescription?.sdp;
       if (!sdp) throw new WhepError('negotiation', 'no local description');
       return sdp;
@@ -210,18 +207,18 @@ export function createWhepService(deps: WhepDeps): WhepService {
       );
     },
     async connect({ srsLink, roomId }, signal) {
-      throwIfAborted(signal);
+      throwIfAborted(signal, 'WHEP connect aborted');
       const { connection, pc, offerSdp: offering } = takeOffering(signal);
       try {
         // A prepared offer watches its own signal; this connect's may be another.
         const offerSdp = await untilAborted(offering, signal);
         const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
-        throwIfAborted(signal);
+        throwIfAborted(signal, 'WHEP connect aborted');
         if (answer.status !== 201 || !answer.text.trimStart().startsWith('v=')) {
           throw new WhepError('answer', `WHEP answer rejected (HTTP ${answer.status})`);
         }
         await pc.setRemoteDescription({ type: 'answer', sdp: answer.text });
-        throwIfAborted(signal);
+        throwIfAborted(signal, 'WHEP connect aborted');
         return connection;
       } catch (error) {
         connection.close();

@@ -1,4 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { randomUUID } from '../../services/compat.ts';
 
 /** A notice's text: a catalogue message id (localized at render time) or raw text from a server. */
 export type NoticeMessage = { id: string; values?: Record<string, string | number> } | { text: string };
@@ -34,7 +35,7 @@ export const noticesSlice = createSlice({
         if (state.toasts.length > MAX_TOASTS) state.toasts.splice(0, state.toasts.length - MAX_TOASTS);
       },
       prepare(message: NoticeMessage) {
-        return { payload: { key: crypto.randomUUID(), kind: 'toast' as const, message } };
+        return { payload: { key: randomUUID(), kind: 'toast' as const, message } };
       },
     },
     toastExpired(state, action: PayloadAction<string>) {
@@ -45,7 +46,7 @@ export const noticesSlice = createSlice({
         state.alert = action.payload;
       },
       prepare(message: NoticeMessage, noticeAction?: NoticeAction) {
-        const payload: Notice = { key: crypto.randomUUID(), kind: 'alert', message };
+        const payload: Notice = { key: randomUUID(), kind: 'alert', message };
         if (noticeAction) payload.action = noticeAction;
         return { payload };
       },
