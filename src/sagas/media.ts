@@ -1,8 +1,8 @@
 /**
  * The avatar's media connection: the first WHEP connect, then supervision of
  * the peer connection for the rest of the session. Before it has ever
- * connected, an ICE candidate error or a failed connection is the catalogue's
- * ICE error. Afterwards a disconnect (while signaling is open) is answered with
+ * connected, a failed connection is the catalogue's ICE error (candidate errors
+ * are only logged: other candidates may connect). Afterwards a disconnect (while signaling is open) is answered with
  * a new WHEP connection, up to 3 attempts 2 s apart.
  */
 import { call, delay, put, race, select, take } from 'typed-redux-saga';
@@ -55,14 +55,20 @@ function* watchUntilDropped(connection: WhepConnection, state: { connected: bool
     for (;;) {
       const event = yield* take(chan);
       if (event.type === 'iceCandidateError') {
-        log.warn('ICE candidate error', { code: event.errorCode, text: event.errorText.slice(0, 120) });
-        if (!state.connected) throw iceError();
+        // Informational: one unreachable STUN/TURN URL or interface says nothing of the
+        // candidates that do connect. Only the connection's own state decides.
+        log.info('ICE candidate error', { code: event.errorCode, text: event.errorText.slice(0, 120) });
         continue;
       }
       yield* put(mediaStateChanged(event.state));
       if (event.state === 'connected') state.connected = true;
+      if (!state.connected) {
+        // Before the first connect only 'failed' is final; a 'disconnected' may still recover,
+        // and the session's 15 s start limit bounds the wait.
+        if (event.state === 'failed') throw iceError();
+        continue;
+      }
       if (event.state === 'disconnected' || event.state === 'failed') {
-        if (!state.connected) throw iceError();
         log.warn('media dropped', { state: event.state });
         return;
       }
