@@ -9,6 +9,8 @@ import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
   LANG_CHANGE_SILENCE_MS,
   MAX_RECOGNIZER_RESTARTS,
+  RECOGNIZER_RESTART_DELAYS_MS,
+  EARLY_PHRASE_MS,
   SENTENCE_FINAL_WAIT_MS,
 } from './voiceConversation.ts';
 
@@ -126,15 +128,40 @@ describe('call mode: sentences', () => {
     expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'tell me about the discount', end_point: true })]);
   });
 
-  it('a sentence whose final phrase never comes is dropped after the wait, and a later phrase is not sent', async () => {
+  it('a sentence whose final phrase never comes is dropped after the wait; a later phrase repeating the avatar is dropped as echo', async () => {
     await startCall();
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Our nearest store is the flagship store at one Harbour Road.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
     voice().pipeline().speechStart();
     voice().pipeline().speechEnd();
     await h.advance(SENTENCE_FINAL_WAIT_MS);
-    voice().recognizer().final('the avatar talking');
-    await h.flush();
+    h.sockets.at(-1)!.sent.length = 0;
+    voice().recognizer().final('the flagship store at one harbour road');
+    await h.advance(EARLY_PHRASE_MS);
     expect(h.sentOf('message_text')).toEqual([]);
-    expect(h.state().chat.messages).toEqual([]);
+    expect(h.sentOf('break')).toEqual([]);
+    expect(h.state().chat.messages.filter((m) => m.fromMe)).toEqual([]);
+  });
+
+  // The VAD's raised threshold while the avatar speaks can miss a visitor who talks over
+  // it, while the recognizer hears them word for word: their question must not vanish.
+  it('a phrase heard while the avatar speaks, with no sentence the VAD accepted, is sent as the visitor message after a break', async () => {
+    await startCall();
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    voice().recognizer().final('where is the nearest store');
+    await h.advance(EARLY_PHRASE_MS - 1);
+    expect(h.sentOf('message_text')).toEqual([]);
+    await h.advance(1);
+    const types = h.sent().map((f) => f.type);
+    expect(types.indexOf('break')).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf('break')).toBeLessThan(types.indexOf('message_text'));
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store', end_point: true })]);
+    expect(h.state().chat.messages.filter((m) => m.fromMe).map((m) => m.msgArr[0]?.content)).toEqual(['where is the nearest store']);
   });
 
   it('two questions become two visitor messages', async () => {
@@ -244,7 +271,7 @@ describe('call mode: controls', () => {
     await startCall();
     for (let i = 0; i < MAX_RECOGNIZER_RESTARTS + 2; i += 1) {
       voice().recognizer().fail();
-      await h.flush();
+      await h.advance(RECOGNIZER_RESTART_DELAYS_MS[0]);
       voice().recognizer().final('still there');
       await h.flush();
     }
@@ -253,11 +280,49 @@ describe('call mode: controls', () => {
     expect(h.noticeIds()).toEqual([]);
   });
 
+  it('a dropped connection is restarted after 1, 2 and 4 s, and the call goes on once the service answers again', async () => {
+    await startCall();
+    voice().recognizer().fail('connection lost', true);
+    await h.advance(999);
+    expect(voice().recognizers).toHaveLength(1);
+    await h.advance(1);
+    expect(voice().recognizers).toHaveLength(2);
+    // Still offline: the restarted recognizer cannot connect either.
+    voice().plan.recognizer = 'configError';
+    voice().recognizer().fail('connection lost', true);
+    await h.advance(2000);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(3);
+    // Back online.
+    voice().plan.recognizer = 'ok';
+    await h.advance(3999);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(3);
+    await h.advance(1);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(4);
+    voice().recognizer().final('where is the nearest store');
+    voice().pipeline().speechStart();
+    await h.flush();
+    expect(input().mode).toBe('call');
+    expect(h.noticeIds()).toEqual([]);
+  });
+
+  it('a connection that stays down ends the call saying the speech service cannot be reached, not blaming its settings', async () => {
+    await startCall();
+    for (const wait of RECOGNIZER_RESTART_DELAYS_MS) {
+      voice().recognizer().fail('connection lost', true);
+      await h.advance(wait);
+    }
+    expect(voice().recognizers).toHaveLength(MAX_RECOGNIZER_RESTARTS + 1);
+    voice().recognizer().fail('connection lost', true);
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.speechUnreachable.id]);
+    expect(input().mode).toBe('keyboard');
+  });
+
   it('a failing recognizer is restarted; one failure too many ends the call with the alert', async () => {
     await startCall();
-    for (let i = 0; i < MAX_RECOGNIZER_RESTARTS; i += 1) {
+    for (const wait of RECOGNIZER_RESTART_DELAYS_MS) {
       voice().recognizer().fail();
-      await h.flush();
+      await h.advance(wait);
     }
     expect(voice().recognizers).toHaveLength(MAX_RECOGNIZER_RESTARTS + 1);
     expect(input().mode).toBe('call');

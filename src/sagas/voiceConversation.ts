@@ -10,12 +10,16 @@
  * - Anti-barge-in: echo cancellation keeps most of the avatar's voice out of the
  *   microphone; what leaks through is quieter and less speech-like than the visitor,
  *   so while the avatar speaks (nlp_running until nlp_end or a break) the VAD's
- *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak,
- *   but a phrase is only sent as part of a sentence the VAD accepted.
- * - A recognizer that fails is restarted, up to twice in a row; a third failure with no
- *   phrase recognized since the last restart ends the call with the speech-settings
- *   alert. A phrase recognized in between means the service works (a long call on a
- *   mobile network may drop now and then), so the count starts again.
+ *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak:
+ *   a phrase it finalises outside any sentence the VAD accepted is sent only when its
+ *   words are not the avatar's own (features/voice/echo.ts), so a visitor who talks over
+ *   the avatar without tripping the raised threshold is still heard.
+ * - A recognizer that fails is restarted after 1, 2 and 4 s; one more failure with no
+ *   phrase recognized since the last restart ends the call, saying the speech service
+ *   cannot be reached when the connection was the cause (a restart that cannot even
+ *   connect counts as that), and with the speech-settings alert otherwise. A phrase
+ *   recognized in between means the service works (a long call on a mobile network may
+ *   drop now and then), so the count starts again.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -25,6 +29,8 @@ import { langChosen, selectLang, type Lang } from '../features/locale/localeSlic
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
 import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
+import { selectRecentAvatarTexts } from '../features/chat/selectors.ts';
+import { isEchoOf, wordsOf } from '../features/voice/echo.ts';
 import type { PcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   initialSentenceState,
@@ -63,7 +69,13 @@ export const EARLY_PHRASE_MS = 2000;
 const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
 /** The VAD's positive threshold while the avatar speaks (0.9 otherwise). */
 export const AVATAR_SPEAKING_POSITIVE_THRESHOLD = 0.97;
-export const MAX_RECOGNIZER_RESTARTS = 2;
+/**
+ * A recognizer that fails is restarted after these waits, one per restart in a row: a
+ * network drop of a few seconds (a lift, a tunnel) is ridden out instead of spending every
+ * restart at once.
+ */
+export const RECOGNIZER_RESTART_DELAYS_MS = [1000, 2000, 4000] as const;
+export const MAX_RECOGNIZER_RESTARTS = RECOGNIZER_RESTART_DELAYS_MS.length;
 
 export function thresholdsFor(avatarSpeaking: boolean): Partial<VadThresholds> {
   return {
@@ -92,6 +104,25 @@ const isAvatarChange = (a: Action) =>
 /** What the visitor or the avatar changes while the call runs. */
 const isControl = (a: Action) => callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || isAvatarChange(a);
 
+/**
+ * A phrase the recognizer finalised while voice detection heard no sentence: while the
+ * avatar speaks the VAD is deliberately hard of hearing, so this is either the visitor
+ * talking over the avatar or the avatar's own echo. The visitor's words become their
+ * message (interrupting the avatar first); the avatar's are dropped, and the session log
+ * says so.
+ */
+function* sendStrayPhrase(text: string) {
+  const { platform } = yield* services();
+  if (isEchoOf(text, yield* select(selectRecentAvatarTexts))) {
+    log.info('a phrase heard outside any sentence repeats the avatar: dropped as echo', { words: wordsOf(text).length });
+    return;
+  }
+  log.info('a phrase heard outside any sentence is the visitor talking over the avatar: sent');
+  const msgId = platform.randomUUID();
+  yield* put(sendRequested({ type: 'break' }));
+  yield* put(sentenceRecognized({ msgId, text }));
+}
+
 function* act(outputs: SentenceOutput[], lang: Lang) {
   for (const output of outputs) {
     switch (output.type) {
@@ -108,7 +139,7 @@ function* act(outputs: SentenceOutput[], lang: Lang) {
         log.debug('sentence without words', { reason: output.reason });
         break;
       case 'stray':
-        log.info('a phrase heard outside any sentence was not sent');
+        yield* call(sendStrayPhrase, output.text);
         break;
     }
   }
@@ -131,6 +162,8 @@ export function* converse(ctx: ConversationContext) {
   const { voice, pipeline, events, feed, scope, asr } = ctx;
   let lang = yield* select(selectLang);
   let restarts = 0;
+  /** When the failed recognizer is to be opened again (a restart's back-off), or null. */
+  let restartAt: number | null = null;
   let sentences = initialSentenceState;
   let raised = ctx.avatarSpeaking;
   const recognizers = createRecognizerSlot(voice, scope, { events, feed });
@@ -147,6 +180,18 @@ export function* converse(ctx: ConversationContext) {
     yield* act(outputs.splice(0), lang);
     yield* put(alertShown(message));
   };
+  /** A recognizer failed: schedules its restart, or says the call is over (false). */
+  const recognizerFailed = function* (connectionLost: boolean) {
+    step({ type: 'flush' });
+    const wait = RECOGNIZER_RESTART_DELAYS_MS[restarts];
+    if (wait === undefined) {
+      yield* fail({ id: connectionLost ? catalogue.speechUnreachable.id : catalogue.asrConfigFailed.id });
+      return false;
+    }
+    restarts += 1;
+    restartAt = Date.now() + wait;
+    return true;
+  };
 
   // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
   // mute tapped during such a wait must not be lost (a lost Hang up left the call running).
@@ -161,6 +206,7 @@ export function* converse(ctx: ConversationContext) {
         control: take(controls),
         tick: deadline !== null ? delay(Math.max(0, deadline - Date.now())) : call(never),
         ready: call(settle, pending ?? never()),
+        restart: restartAt !== null ? delay(Math.max(0, restartAt - Date.now())) : call(never),
       });
       const left = control && callLeft.match(control);
       const mute = control && muteToggled.match(control);
@@ -172,12 +218,20 @@ export function* converse(ctx: ConversationContext) {
         yield* act(outputs.splice(0), lang);
         return;
       }
+      if (wake.restart) {
+        restartAt = null;
+        pending = open(CALL_START_SILENCE_MS);
+      }
       if (wake.ready) {
         pending = null;
         if (wake.ready.error !== undefined) {
-          log.warn('recognition could not start', String(wake.ready.error));
-          yield* fail({ id: catalogue.asrConfigFailed.id });
-          return;
+          log.warn('recognition could not start', { error: String(wake.ready.error), restarts });
+          // The call's first recognizer: its settings. A restart (they worked before): the connection.
+          if (restarts === 0) {
+            yield* fail({ id: catalogue.asrConfigFailed.id });
+            return;
+          }
+          if (!(yield* call(recognizerFailed, true))) return;
         }
       }
       if (wake.tick) step({ type: 'tick' });
@@ -196,14 +250,8 @@ export function* converse(ctx: ConversationContext) {
         yield* fail({ id: catalogue.mediaAccessFailed.id });
         return;
       } else if (event?.type === 'recognizerFailed' && event.recognizer === recognizers.id) {
-        log.warn('recognition failed during the call', { details: event.details, restarts });
-        if (restarts >= MAX_RECOGNIZER_RESTARTS) {
-          yield* fail({ id: catalogue.asrConfigFailed.id });
-          return;
-        }
-        restarts += 1;
-        step({ type: 'flush' });
-        pending = open(CALL_START_SILENCE_MS);
+        log.warn('recognition failed during the call', { details: event.details, connectionLost: event.connectionLost, restarts });
+        if (!(yield* call(recognizerFailed, event.connectionLost))) return;
       }
       if (mute) {
         const muted = yield* select(selectMuted);

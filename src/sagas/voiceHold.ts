@@ -114,7 +114,7 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
       onRecognized: (text) => phrases.push(text),
     });
     recognizing.catch((error: unknown) => {
-      if (!recognizerAbort.signal.aborted) events.emit({ type: 'recognizerFailed', details: String(error), recognizer: 1 });
+      if (!recognizerAbort.signal.aborted) events.emit({ type: 'recognizerFailed', details: String(error), recognizer: 1, connectionLost: false });
     });
 
     for (;;) {

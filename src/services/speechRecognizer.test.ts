@@ -65,6 +65,7 @@ function fakeSdk(options: { startError?: string; stopError?: string } = {}) {
     SpeechRecognizer: FakeRecognizer,
     ResultReason: { RecognizedSpeech: 3, NoMatch: 0 },
     CancellationReason: { Error: 0, EndOfStream: 1 },
+    CancellationErrorCode: { AuthenticationFailure: 1, ConnectionFailure: 4, ServiceTimeout: 5 },
   };
   return { made, load: async () => sdk as unknown as SpeechSdkModule, recognizer: () => recognizers[0]! };
 }
@@ -132,7 +133,7 @@ describe('createRecognizer', () => {
     const seen: unknown[] = [];
     rec.on('recognizing', (t) => seen.push(['recognizing', t]));
     rec.on('recognized', (t) => seen.push(['recognized', t]));
-    rec.on('canceled', (r, d) => seen.push(['canceled', r, d]));
+    rec.on('canceled', (r, d, lost) => seen.push(['canceled', r, d, lost]));
     rec.on('sessionStopped', () => seen.push(['sessionStopped']));
     await rec.start();
     expect(sdk.made.started).toBe(1);
@@ -141,13 +142,16 @@ describe('createRecognizer', () => {
     r.recognized?.(null, { result: { text: ' where is the nearest store ', reason: 3 } });
     r.recognized?.(null, { result: { text: '', reason: 0 } });
     r.canceled?.(null, { reason: 0, errorCode: 4, errorDetails: 'websocket closed' });
+    r.canceled?.(null, { reason: 0, errorCode: 1, errorDetails: 'unauthorized' });
     r.canceled?.(null, { reason: 1, errorDetails: '' });
     r.sessionStopped?.(null, {});
     expect(seen).toEqual([
       ['recognizing', 'where is'],
       ['recognized', 'where is the nearest store'],
-      ['canceled', 'error', 'websocket closed'],
-      ['canceled', 'endOfStream', ''],
+      // ConnectionFailure is the connection's fault; AuthenticationFailure is the settings'.
+      ['canceled', 'error', 'websocket closed', true],
+      ['canceled', 'error', 'unauthorized', false],
+      ['canceled', 'endOfStream', '', false],
       ['sessionStopped'],
     ]);
   });

@@ -38,7 +38,8 @@ export type CancelReason = 'error' | 'endOfStream';
 export interface RecognizerEventMap {
   recognizing: (text: string) => void;
   recognized: (text: string) => void;
-  canceled: (reason: CancelReason, errorDetails: string) => void;
+  /** `connectionLost`: the service could not be reached or stopped answering (not a settings problem). */
+  canceled: (reason: CancelReason, errorDetails: string, connectionLost: boolean) => void;
   sessionStopped: () => void;
 }
 
@@ -130,7 +131,8 @@ export async function createRecognizer(
     const reason: CancelReason = event.reason === sdk.CancellationReason.EndOfStream ? 'endOfStream' : 'error';
     const details = event.errorDetails ?? '';
     if (reason === 'error') log.warn('recognition canceled', { code: event.errorCode, details });
-    listeners.canceled.forEach((l) => l(reason, details));
+    const connectionLost = event.errorCode === sdk.CancellationErrorCode.ConnectionFailure || event.errorCode === sdk.CancellationErrorCode.ServiceTimeout;
+    listeners.canceled.forEach((l) => l(reason, details, connectionLost));
   };
   recognizer.sessionStopped = () => {
     onSessionStopped();

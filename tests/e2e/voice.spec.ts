@@ -124,6 +124,9 @@ async function toSpeakMode(page: Page) {
 
 const reply = (page: Page, words: string): Locator => replies(page).filter({ hasText: words });
 
+/** A phrase's words, lower case, without the service's punctuation. */
+const words = (phrase: string): string => phrase.toLowerCase().replace(/[^\p{L}\p{N}\s']/gu, '').replace(/\s+/g, ' ').trim();
+
 const Q1 = /where is the nearest store/i;
 const Q2 = /what are your opening hours/i;
 const HOURS_ANSWER = 'We are open every day from ten in the morning';
@@ -229,6 +232,38 @@ test.describe('a hands-free call', () => {
     const before = await ownMessages(page).count();
     // The looped file asks a question every few seconds: one of them is sent again.
     await expect(ownMessages(page).nth(before)).toHaveText(new RegExp(`${Q1.source}|${Q2.source}`, 'i'), { timeout: 60_000 });
+  });
+});
+
+test.describe('speaking over the greeting', () => {
+  // The question starts 1.5 s after the microphone opens (Start call), once, then silence.
+  test.use({ micFile: padded('q-nearest-store.wav', 1.5) });
+
+  test('a question spoken over the avatar\'s greeting is heard word for word, interrupts it and is answered', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    // The greeting is being spoken (nlp_running) and not over yet when the call starts.
+    const greetingId = async () => {
+      const seen = await events(request);
+      const id = signalingFrames(seen, 'out').find((f) => f.command === 'nlp_ready')?.msg_id;
+      const running = signalingFrames(seen, 'out').some((f) => f.command === 'nlp_running' && f.msg_id === id);
+      const ended = signalingFrames(seen, 'out').some((f) => f.command === 'nlp_end' && f.msg_id === id);
+      return running && !ended ? id : undefined;
+    };
+    let id: unknown;
+    await expect.poll(async () => (id = await greetingId()), { timeout: 30_000, message: 'the greeting is being spoken' }).toBeDefined();
+    await startCall(page);
+
+    await expect(ownMessages(page).first()).toBeVisible({ timeout: REPLY_MS });
+    // Word for word: the service capitalises and punctuates (as Azure does), nothing more.
+    await expect(ownMessages(page).first()).toHaveText(/^\s*(You)?\s*where is the nearest store\??\s*$/i);
+    await expect(reply(page, 'Our nearest store is the flagship store')).toBeVisible({ timeout: REPLY_MS });
+    const seen = await events(request);
+    const sent = signalingFrames(seen, 'in');
+    expect(sent.filter((f) => f.type === 'message_text' && f.source === 'nlpmsg').map((f) => words(String(f.text)))).toEqual(['where is the nearest store']);
+    expect(sent.map((f) => f.type)).toContain('break');
+    const greetingEnd = signalingFrames(seen, 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id);
+    expect(greetingEnd, 'the greeting was interrupted').toMatchObject({ interrupted: true });
   });
 });
 

@@ -1,6 +1,6 @@
 import { createSelector } from '@reduxjs/toolkit';
 import { initialChatState, type ChatState } from './chatSlice.ts';
-import type { ChatMessage } from './model.ts';
+import { messageText, type ChatMessage } from './model.ts';
 
 /**
  * A store without the chat slice (a component test of another feature, an old
@@ -37,3 +37,15 @@ export const selectLastVisitorKey = (root: WithChat): string | null => {
 
 /** The newest message's key: the log follows new messages while the visitor is at the bottom. */
 export const selectNewestKey = (root: WithChat): string | null => selectMessages(root).at(-1)?.key ?? null;
+
+/** How many of the newest assistant messages count as what the avatar has just said. */
+const RECENT_REPLIES = 2;
+
+/** The text of the avatar's newest replies, newest last: what its echo could repeat. */
+export const selectRecentAvatarTexts = createSelector([selectMessages], (messages): string[] => {
+  const replies: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && replies.length < RECENT_REPLIES; i -= 1) {
+    if (!messages[i]!.fromMe) replies.unshift(messageText(messages[i]!));
+  }
+  return replies;
+});

@@ -9,6 +9,10 @@ import { defineMessages } from 'react-intl';
 export const catalogue = defineMessages({
   invalidUser: { id: 'error.invalidUser', defaultMessage: 'Invalid user!!!' },
   asrConfigFailed: { id: 'error.asrConfigFailed', defaultMessage: 'Speech recognition is not configured for this account' },
+  speechUnreachable: {
+    id: 'error.speechUnreachable',
+    defaultMessage: 'The speech service cannot be reached. Check your connection and start the call again.',
+  },
   mediaAccessFailed: {
     id: 'error.mediaAccessFailed',
     defaultMessage: 'Cannot access the microphone or camera. Please check your device settings or browser permissions.',

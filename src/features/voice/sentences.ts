@@ -13,10 +13,10 @@
  * when the VAD runs behind the audio (a slow phone working through the frames queued
  * while its model loaded, at call start), the recognizer can finalise words before the
  * VAD reports the speech they came from. If a sentence starts within that time the
- * phrase is its first; otherwise it is dropped. The recognizer hears everything, but
- * only speech the VAD accepted is sent, so the avatar's own voice leaking past echo
- * cancellation (which the VAD is made deaf to while the avatar speaks) does not become
- * a visitor message on its own.
+ * phrase is its first; otherwise it is output as `stray`, and the saga decides: the
+ * visitor talking over the avatar (whom the VAD, made hard of hearing while the avatar
+ * speaks, can miss) is sent, the avatar's own voice leaking past echo cancellation is
+ * not (features/voice/echo.ts).
  *
  * Pure and synchronous: the saga feeds events and the clock, and acts on the outputs.
  */

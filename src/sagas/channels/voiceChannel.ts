@@ -16,7 +16,8 @@ export type VoiceEvent =
   /** `recognizer` tells a restarted recognizer's events from its predecessor's. */
   | { type: 'recognizing'; text: string; recognizer: number }
   | { type: 'recognized'; text: string; recognizer: number }
-  | { type: 'recognizerFailed'; details: string; recognizer: number };
+  /** `connectionLost`: the speech service could not be reached (not its settings). */
+  | { type: 'recognizerFailed'; details: string; recognizer: number; connectionLost: boolean };
 
 export interface VoiceEvents {
   readonly channel: EventChannel<VoiceEvent>;
@@ -56,9 +57,9 @@ export function createVoiceEvents(): VoiceEvents {
       const offs = [
         recognizer.on('recognizing', (text) => emit({ type: 'recognizing', text, recognizer: id })),
         recognizer.on('recognized', (text) => emit({ type: 'recognized', text, recognizer: id })),
-        recognizer.on('canceled', (reason, details) => {
+        recognizer.on('canceled', (reason, details, connectionLost) => {
           // endOfStream is the normal end of a push stream we closed ourselves.
-          if (reason === 'error') emit({ type: 'recognizerFailed', details, recognizer: id });
+          if (reason === 'error') emit({ type: 'recognizerFailed', details, recognizer: id, connectionLost });
         }),
       ];
       return () => offs.forEach((off) => off());

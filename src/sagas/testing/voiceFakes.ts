@@ -99,8 +99,8 @@ export class FakeRecognizer implements Recognizer {
   final(text: string): void {
     this.listeners.recognized.forEach((l) => l(text));
   }
-  fail(details = 'connection lost'): void {
-    this.listeners.canceled.forEach((l) => l('error', details));
+  fail(details = 'service error', connectionLost = false): void {
+    this.listeners.canceled.forEach((l) => l('error', details, connectionLost));
   }
 }
 

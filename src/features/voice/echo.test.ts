@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { isEchoOf, wordsOf } from './echo.ts';
+
+const REPLY = 'Our nearest store is the flagship store at one Harbour Road, next to Central Station.';
+
+describe('wordsOf', () => {
+  it('splits on spaces and punctuation, lower case', () => {
+    expect(wordsOf('Where is the nearest store?')).toEqual(['where', 'is', 'the', 'nearest', 'store']);
+  });
+
+  it('takes Chinese and Japanese one character at a time, Korean by its spaces', () => {
+    expect(wordsOf('最近的门店')).toEqual(['最', '近', '的', '门', '店']);
+    expect(wordsOf('営業時間は？')).toEqual(['営', '業', '時', '間', 'は']);
+    expect(wordsOf('가장 가까운 매장')).toEqual(['가장', '가까운', '매장']);
+  });
+});
+
+describe('isEchoOf', () => {
+  it('takes the avatar\'s own words, heard back, as echo', () => {
+    expect(isEchoOf('the flagship store at one harbour road', [REPLY])).toBe(true);
+    expect(isEchoOf('next to central station', ['Something else.', REPLY])).toBe(true);
+  });
+
+  it('takes a different question, even one that shares a few words, as the visitor speaking', () => {
+    expect(isEchoOf('what are your opening hours', [REPLY])).toBe(false);
+    expect(isEchoOf('tell me about the discount at the store', [REPLY])).toBe(false);
+  });
+
+  it('judges Chinese by characters', () => {
+    expect(isEchoOf('最近的门店在哪里', ['我们的营业时间是每天上午十点到晚上九点。'])).toBe(false);
+    expect(isEchoOf('营业时间是每天上午十点', ['我们的营业时间是每天上午十点到晚上九点。'])).toBe(true);
+  });
+
+  it('with nothing said by the avatar, nothing is echo; an empty phrase is never sent', () => {
+    expect(isEchoOf('where is the nearest store', [])).toBe(false);
+    expect(isEchoOf(' ... ', [REPLY])).toBe(true);
+  });
+});
