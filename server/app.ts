@@ -46,6 +46,7 @@ export interface StandinOptions {
   faultDelayMs?: number;
   /** How long start-live-slow holds /start_live (20 s by contract). */
   slowStartMs?: number;
+  lateStartMs?: number;
   signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play'>;
 }
 
@@ -119,7 +120,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const signaling = createSignaling({ rooms, log: createLogger('signaling'), fallbackHost, ...opts.signaling });
   const routes: Route[] = [
     ...accountRoutes(),
-    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, shutdown: shutdown.signal }),
+    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 3000, shutdown: shutdown.signal }),
     ...srsRoutes({ rooms, log }),
     ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, log: createLogger('control') }) : []),
   ];

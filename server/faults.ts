@@ -13,22 +13,30 @@ export const FAULT_NAMES = [
   'signaling-quit',
   'media-drop',
   'media-down',
+  // Beyond CONTRACT.md section 4 (PROTOCOL.md lists them):
+  'start-live-late',
+  'userinfo-error',
+  'userinfo-flaky',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 const active = new Set<FaultName>();
+/** Counts the times faults were set or cleared, so a fault with a count of its own can start over. */
+let generation = 0;
 
 export function isFaultName(value: unknown): value is FaultName {
   return typeof value === 'string' && (FAULT_NAMES as readonly string[]).includes(value);
 }
 
 export function setFaults(names: readonly FaultName[]): void {
+  generation += 1;
   active.clear();
   for (const name of names) active.add(name);
 }
 
 export function clearFaults(): void {
+  generation += 1;
   active.clear();
 }
 
@@ -38,4 +46,8 @@ export function hasFault(name: FaultName): boolean {
 
 export function activeFaults(): FaultName[] {
   return [...active];
+}
+
+export function faultsGeneration(): number {
+  return generation;
 }

@@ -128,13 +128,17 @@ export function createRouter(routes: readonly Route[], opts: { log: Logger; fall
     });
 
     let reply: HttpReply | null;
+    let recorded = false;
     try {
       const body = await parseBody(req, route.body ?? 'none');
       if (route.record) recordEvent('http', 'in', { method, path, body: eventBody(body, route.body ?? 'none') });
+      recorded = true;
       reply = await route.handle({ req, url, origin: requestOrigin(req, opts.fallbackHost()), body, signal: abort.signal });
     } catch (err) {
       reply = errorReply(err, route, opts.log, path);
-      if (route.record) recordEvent('http', 'in', { method, path, body: null, error: (err as Error).message });
+      // A body that could not be read is recorded here; a handler's error only in the answer below
+      // (one request, one `in` event).
+      if (route.record && !recorded) recordEvent('http', 'in', { method, path, body: null, error: (err as Error).message });
     }
     if (reply === null || abort.signal.aborted) return true;
     if (route.record) {

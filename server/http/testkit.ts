@@ -118,6 +118,7 @@ export async function startTestStandin(
     },
     faultDelayMs: 50,
     slowStartMs: 300,
+    lateStartMs: 300,
     ...rest,
   });
   await new Promise<void>((resolve) => standin.server.listen(0, '127.0.0.1', resolve));

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clearFaults, setFaults } from '../../faults.ts';
 import { startTestStandin, type TestStandin } from '../testkit.ts';
 
 let t: TestStandin;
@@ -6,6 +7,7 @@ beforeAll(async () => {
   t = await startTestStandin();
 });
 afterAll(() => t.close());
+afterEach(() => clearFaults());
 
 async function userinfo(body: BodyInit, headers: Record<string, string> = {}) {
   const res = await fetch(`${t.base}/ue/userinfo`, { method: 'POST', body, headers });
@@ -13,6 +15,19 @@ async function userinfo(body: BodyInit, headers: Record<string, string> = {}) {
 }
 
 describe('POST /ue/userinfo', () => {
+  it('answers 503 to every request under userinfo-error', async () => {
+    setFaults(['userinfo-error']);
+    for (let i = 0; i < 3; i += 1) expect((await userinfo(new URLSearchParams({ uid: 'demo' }))).status).toBe(503);
+  });
+
+  it('answers 503 to every other request under userinfo-flaky, starting with the first', async () => {
+    setFaults(['userinfo-flaky']);
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await userinfo(new URLSearchParams({ uid: 'demo' }))).status);
+    expect(statuses).toEqual([503, 200, 503, 200]);
+  });
+
+
   it('returns the demo account with photo, title, background and speech config', async () => {
     const { status, json } = await userinfo(new URLSearchParams({ uid: 'demo', version: '1.0.0' }));
     expect(status).toBe(200);

@@ -113,6 +113,29 @@ describe('POST /start_live', () => {
   });
 });
 
+describe('POST /start_live under start-live-late', () => {
+  it('makes the room when the request arrives and answers with it later', async () => {
+    setFaults(['start-live-late']);
+    const started = Date.now();
+    const pending = postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.standin.rooms.size).toBe(1);
+    const { json } = await pending;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(json).toMatchObject({ status: 'success', room_id: t.standin.rooms.list()[0]!.id });
+  });
+
+  it('keeps the room when the client gives up before the answer, as the real service does', async () => {
+    setFaults(['start-live-late']);
+    const abort = new AbortController();
+    const pending = fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }), signal: abort.signal });
+    setTimeout(() => abort.abort(), 50);
+    await expect(pending).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(t.standin.rooms.size).toBe(1);
+  });
+});
+
 describe('POST /stop_live', () => {
   it('stops the room and its media', async () => {
     const roomId = await startRoom(t.base, 'demo', 'H5x');

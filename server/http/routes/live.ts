@@ -14,6 +14,8 @@ export interface LiveDeps {
   log: Logger;
   /** How long the start-live-slow fault holds the answer (20 s by contract). */
   slowStartMs: number;
+  /** How long the start-live-late fault holds the answer of a room already made. */
+  lateStartMs: number;
   /** Aborted when the stand-in closes, so a held answer does not keep it alive. */
   shutdown: AbortSignal;
 }
@@ -84,6 +86,17 @@ export function liveRoutes(deps: LiveDeps): Route[] {
         if (!room) {
           log.warn('start_live refused: every avatar is busy', { rooms: rooms.size });
           return { status: 200, json: startError('no avatar available') };
+        }
+        if (hasFault('start-live-late')) {
+          // The room exists from here on, as on the real service; only the answer is late.
+          // A client that gives up on the request never learns the id: the room is left
+          // to the idle reclaim.
+          try {
+            await sleep(deps.lateStartMs, undefined, { signal: AbortSignal.any([signal, deps.shutdown]) });
+          } catch {
+            log.info('start_live abandoned by the client while held by the start-live-late fault', { roomId: room.id });
+            return null;
+          }
         }
         return { status: 200, json: { status: 'success', room_id: room.id, system_type: 'standin' } };
       },

@@ -15,6 +15,9 @@ export const FAULTS = [
   'signaling-quit',
   'media-drop',
   'media-down',
+  'start-live-late',
+  'userinfo-error',
+  'userinfo-flaky',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
