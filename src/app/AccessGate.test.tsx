@@ -26,6 +26,16 @@ describe('AccessGate', () => {
     expect(container.querySelector('.app')).toBeEmptyDOMElement();
   });
 
+  it('shows the network message and Retry when the user service cannot be reached; Retry asks again', () => {
+    const { store } = renderWithProviders(<AccessGate>content</AccessGate>, {
+      preloadedState: { account: validAccount({ status: 'unreachable', info: null }) },
+    });
+    expect(screen.queryByText('content')).not.toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('The service cannot be reached right now');
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(store.getState().account.status).toBe('loading');
+  });
+
   it('renders nothing when the URL had no id', () => {
     const { container } = renderWithProviders(<AccessGate>content</AccessGate>, {
       preloadedState: { account: validAccount({ status: 'missingId', userId: null, info: null }) },

@@ -1,6 +1,8 @@
 import { useEffect, type ReactNode } from 'react';
-import { selectAccountStatus } from '../features/account/accountSlice.ts';
-import { useAppSelector } from './hooks.ts';
+import { useIntl } from 'react-intl';
+import { accountRetryRequested, selectAccountStatus } from '../features/account/accountSlice.ts';
+import { accountMessages } from '../features/account/messages.ts';
+import { useAppDispatch, useAppSelector } from './hooks.ts';
 import './AccessGate.css';
 
 /** Elements that may be dragged or moved with a finger: marked ones and form fields. */
@@ -53,16 +55,34 @@ export function useAccessGuards(): void {
   }, []);
 }
 
+/** The user service could not be reached (after the client's retries): say so, and offer Retry. */
+function Unreachable() {
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  return (
+    <div className="splash">
+      <div className="splash__card" role="alert">
+        <p className="splash__message">{intl.formatMessage(accountMessages.unreachable)}</p>
+        <button type="button" className="btn btn--primary" onClick={() => dispatch(accountRetryRequested())}>
+          {intl.formatMessage(accountMessages.retry)}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /**
  * Renders the app only for a valid account. An invalid account (or a missing
  * id) renders no content at all; the invalid-user toast, put by the boot saga,
- * is rendered outside the gate. While the account loads, a quiet splash.
+ * is rendered outside the gate. While the account loads, a quiet splash; when
+ * the user service cannot be reached, a network message with Retry.
  */
 export function AccessGate({ children }: { children: ReactNode }) {
   useAccessGuards();
   const status = useAppSelector(selectAccountStatus);
   if (status === 'valid') return children;
   if (status === 'invalid' || status === 'missingId') return null;
+  if (status === 'unreachable') return <Unreachable />;
   return (
     <div className="splash" aria-busy="true">
       <span className="splash__ring" aria-hidden="true" />

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { accountRetryRequested } from '../features/account/accountSlice.ts';
 import { langChosen } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
+import { HttpError } from '../services/http.ts';
 import { pickInitialLang } from './boot.ts';
 import type { FakeOptions } from './testing/fakes.ts';
 import { DEMO_INFO } from './testing/fakes.ts';
@@ -49,12 +51,59 @@ describe('boot', () => {
     expect(h.storage.dump().userInfo).toBeUndefined();
   });
 
-  it('treats a failed user-info call as an invalid account', async () => {
+  it('retries a user service that cannot be reached, 1 s then 2 s later, and loads the account when it answers', async () => {
     vi.useFakeTimers();
-    h = setupSagas({}, (f) => f.account.fetchUserInfo.mockRejectedValue(new Error('HTTP 502')));
+    h = setupSagas({}, (f) =>
+      f.account.fetchUserInfo
+        .mockRejectedValueOnce(new HttpError('status', 'HTTP 502', 502))
+        .mockRejectedValueOnce(new HttpError('timeout', 'timed out')),
+    );
     await h.flush();
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(1);
+    expect(h.state().account.status).toBe('loading');
+    await h.advance(999);
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(1);
+    await h.advance(1);
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(2);
+    await h.advance(2000);
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(3);
+    expect(h.state().account).toMatchObject({ status: 'valid', info: DEMO_INFO });
+    expect(h.state().notices.toasts).toEqual([]);
+  });
+
+  it.each([
+    ['offline', new HttpError('network', 'Failed to fetch')],
+    ['a timeout', new HttpError('timeout', 'timed out')],
+    ['a 5xx', new HttpError('status', 'HTTP 503', 503)],
+    ['a body that is not JSON', new HttpError('badJson', 'Unexpected token <')],
+  ])('after three attempts that failed with %s: unreachable, the stored account kept, no invalid-user toast; Retry tries again', async (_what, error) => {
+    vi.useFakeTimers();
+    h = setupSagas({ storage: { userInfo: '{"kept":true}' } }, (f) => f.account.fetchUserInfo.mockRejectedValue(error));
+    await h.advance(3000);
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(3);
+    expect(h.state().account.status).toBe('unreachable');
+    expect(h.state().notices.toasts).toEqual([]);
+    expect(h.storage.dump().userInfo).toBe('{"kept":true}');
+    // Nothing more on its own.
+    await h.advance(60_000);
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(3);
+
+    h.account.fetchUserInfo.mockReset();
+    h.account.fetchUserInfo.mockResolvedValue({ valid: true, raw: { uid: 'demo', a: 1, b: 2 }, info: DEMO_INFO });
+    h.dispatch(accountRetryRequested());
+    expect(h.state().account.status).toBe('loading');
+    await h.flush();
+    expect(h.state().account).toMatchObject({ status: 'valid', info: DEMO_INFO });
+  });
+
+  it('takes a 4xx answer as the service\'s word: the invalid-user toast at once, no retry', async () => {
+    vi.useFakeTimers();
+    h = setupSagas({ storage: { userInfo: '{"stale":true}' } }, (f) => f.account.fetchUserInfo.mockRejectedValue(new HttpError('status', 'HTTP 404', 404)));
+    await h.flush();
+    expect(h.account.fetchUserInfo).toHaveBeenCalledTimes(1);
     expect(h.state().account.status).toBe('invalid');
-    expect(h.state().notices.toasts).toHaveLength(1);
+    expect(h.state().notices.toasts.map((t) => t.message)).toEqual([{ id: catalogue.invalidUser.id }]);
+    expect(h.storage.dump().userInfo).toBeUndefined();
   });
 
   it('loads nothing when the URL has no id', async () => {

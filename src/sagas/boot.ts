@@ -2,12 +2,14 @@
  * App start: device id, language, and the account named by the URL.
  * Without an id in the URL nothing loads (spec section 2).
  */
-import { call, fork, put, takeEvery } from 'typed-redux-saga';
+import { call, delay, fork, put, take, takeEvery, type SagaGenerator } from 'typed-redux-saga';
 import { parseRoute } from '../app/routes.ts';
-import { accountLoaded, accountRejected, bootStarted } from '../features/account/accountSlice.ts';
+import { accountLoaded, accountRejected, accountRetryRequested, accountUnreachable, bootStarted } from '../features/account/accountSlice.ts';
 import { isLang, langChosen, langInitialized, type Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { toastShown } from '../features/notices/noticesSlice.ts';
+import type { UserInfoResult } from '../services/account.ts';
+import { HttpError } from '../services/http.ts';
 import { createLogger } from '../services/logger.ts';
 import type { PlatformService } from '../services/platform.ts';
 import { STORAGE_KEYS, type KeyValueStorage } from '../services/storage.ts';
@@ -52,23 +54,65 @@ function* persistLangChoices(storage: KeyValueStorage) {
   });
 }
 
+/** Waits between the attempts of /ue/userinfo when the service cannot be reached: three attempts in all. */
+export const USERINFO_RETRY_DELAYS_MS = [1000, 2000] as const;
+
+/**
+ * Whether a failed /ue/userinfo says nothing about the account: no answer (offline, a
+ * timeout), a server error, or a body that is not JSON. A 4xx or an answer of the wrong
+ * shape is the service's word on the account.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (!(error instanceof HttpError)) return true;
+  if (error.kind === 'status') return error.status === null || error.status >= 500 || error.status === 408 || error.status === 429;
+  return error.kind !== 'badShape';
+}
+
+type Fetched = { kind: 'answered'; result: UserInfoResult } | { kind: 'unreachable' };
+
+function* fetchWithRetries(userId: string): SagaGenerator<Fetched> {
+  const { account } = yield* services();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return { kind: 'answered', result: yield* call([account, account.fetchUserInfo], userId) };
+    } catch (error) {
+      if (!isTransientFailure(error)) {
+        log.warn('user info refused', { error: String(error) });
+        return { kind: 'answered', result: { valid: false, reason: 'shape' } };
+      }
+      const wait = USERINFO_RETRY_DELAYS_MS[attempt];
+      if (wait === undefined) {
+        log.warn('user service unreachable', { attempts: attempt + 1, error: String(error) });
+        return { kind: 'unreachable' };
+      }
+      log.info('user info failed; retrying', { attempt: attempt + 1, waitMs: wait, error: String(error) });
+      yield* delay(wait);
+    }
+  }
+}
+
 function* loadAccount(userId: string) {
-  const { account, storage } = yield* services();
+  const { storage } = yield* services();
   storage.set(STORAGE_KEYS.userId, userId);
-  try {
-    const result = yield* call([account, account.fetchUserInfo], userId);
-    if (result.valid) {
-      storage.set(STORAGE_KEYS.userInfo, JSON.stringify(result.raw));
-      yield* put(accountLoaded(result.info));
+  for (;;) {
+    const fetched = yield* call(fetchWithRetries, userId);
+    if (fetched.kind === 'unreachable') {
+      // Not the account's fault: keep what is stored, offer Retry with a network message.
+      yield* put(accountUnreachable());
+      yield* take(accountRetryRequested.match);
+      continue;
+    }
+    if (fetched.result.valid) {
+      storage.set(STORAGE_KEYS.userInfo, JSON.stringify(fetched.result.raw));
+      yield* put(accountLoaded(fetched.result.info));
       return;
     }
-  } catch (error) {
-    log.warn('user info could not be loaded', { error: String(error) });
+    // No valid-account flag: the invalid-user toast, and no content (spec section 2).
+    storage.remove(STORAGE_KEYS.userInfo);
+    yield* put(accountRejected());
+    yield* put(toastShown({ id: catalogue.invalidUser.id }));
+    return;
   }
-  // No valid-account flag: the invalid-user toast, and no content (spec section 2).
-  storage.remove(STORAGE_KEYS.userInfo);
-  yield* put(accountRejected());
-  yield* put(toastShown({ id: catalogue.invalidUser.id }));
 }
 
 export function* boot() {

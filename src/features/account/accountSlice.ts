@@ -9,7 +9,8 @@ export interface AccountInfo {
   asr: { appKey: string; region: string } | null;
 }
 
-export type AccountStatus = 'idle' | 'loading' | 'valid' | 'invalid' | 'missingId';
+/** `unreachable`: the user service could not be reached after the client's own retries (not an invalid account). */
+export type AccountStatus = 'idle' | 'loading' | 'valid' | 'invalid' | 'missingId' | 'unreachable';
 
 export interface AccountState {
   status: AccountStatus;
@@ -37,6 +38,13 @@ export const accountSlice = createSlice({
       state.status = 'invalid';
       state.info = null;
     },
+    accountUnreachable(state) {
+      state.status = 'unreachable';
+    },
+    /** The visitor tapped Retry after the user service could not be reached. */
+    accountRetryRequested(state) {
+      if (state.status === 'unreachable') state.status = 'loading';
+    },
   },
   selectors: {
     selectAccountStatus: (state) => state.status,
@@ -46,5 +54,5 @@ export const accountSlice = createSlice({
   },
 });
 
-export const { bootStarted, accountLoaded, accountRejected } = accountSlice.actions;
+export const { bootStarted, accountLoaded, accountRejected, accountUnreachable, accountRetryRequested } = accountSlice.actions;
 export const { selectAccountStatus, selectUserId, selectDeviceId, selectAccountInfo } = accountSlice.selectors;

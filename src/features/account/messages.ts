@@ -8,4 +8,9 @@ export const accountMessages = defineMessages({
     defaultMessage: 'Content is AI-summarised from public government information',
   },
   digitalHost: { id: 'account.digitalHost', defaultMessage: 'Digital host' },
+  unreachable: {
+    id: 'account.unreachable',
+    defaultMessage: 'The service cannot be reached right now. Check your connection and try again.',
+  },
+  retry: { id: 'account.retry', defaultMessage: 'Retry' },
 });
