@@ -17,7 +17,7 @@ import { call, delay, fork, join, put, race, select, take } from 'typed-redux-sa
 import { selectDeviceId, selectUserId } from '../features/account/accountSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
-import { alertShown } from '../features/notices/noticesSlice.ts';
+import { alertDismissed, alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
 import {
   connectPhaseReached,
   liveStarted,
@@ -47,6 +47,12 @@ export const CANPLAY_WATCHDOG_MS = 5000;
 /** The room started by /start_live, kept where the ending sequence can see it even if a later step fails. */
 export interface RoomRef {
   id: string | null;
+  /**
+   * The start_live request while it is in flight: its room id, or null when it failed. The
+   * server makes the room when the request arrives, so a session that ends before the
+   * answer must still learn the id to stop the room (the ending does that in the background).
+   */
+  starting: Promise<string | null> | null;
 }
 
 function* fetchRoute(uid: string, room: RoomRef, signal: AbortSignal) {
@@ -63,12 +69,19 @@ function* fetchRoute(uid: string, room: RoomRef, signal: AbortSignal) {
   }
 }
 
-function* startRoom(params: { appId: string; uid: string; deviceId: string }, room: RoomRef, signal: AbortSignal) {
+function* startRoom(params: { appId: string; uid: string; deviceId: string }, room: RoomRef) {
   const { live } = yield* services();
+  // start_live gets the whole start budget instead of the 10 s HTTP default, so a slow
+  // avatar boot ends the session by the 15 s rule, silently. It is not aborted when the
+  // session ends (Cancel, a hidden page, the 15 s rule): the room it makes must be stopped,
+  // and only its answer says which one. Its own timeout bounds it.
+  const request = live.startLive(params, undefined, START_TIMEOUT_MS);
+  room.starting = request.then(
+    (started) => started.roomId,
+    () => null,
+  );
   try {
-    // start_live gets the whole start budget instead of the 10 s HTTP default, so
-    // a slow avatar boot ends the session by the 15 s rule, silently.
-    const started = yield* call([live, live.startLive], params, signal, START_TIMEOUT_MS);
+    const started = yield* call(() => request);
     room.id = started.roomId;
     yield* put(liveStarted({ roomId: started.roomId }));
     return started;
@@ -86,21 +99,32 @@ function* startRoom(params: { appId: string; uid: string; deviceId: string }, ro
  * playing / play refused. Without canplay 5 s after the stream arrived, or when
  * autoplay is refused, the visitor is asked to tap to play. That request is an
  * alert because the live screen (and its own tap target) stays covered by the
- * pre-session screen until the video plays.
+ * pre-session screen until the video plays. Every way out of it leads somewhere:
+ * Tap to play plays (a user gesture), OK ends the session and stops its room.
  */
 function* waitForVideo() {
   const { started } = yield* race({
     started: take([videoCanPlay.type, videoPlaying.type]),
     watchdog: delay(CANPLAY_WATCHDOG_MS),
   });
+  let asking: string | null = null;
+  const ask = function* (message: NoticeMessage) {
+    asking = (yield* put(alertShown(message, 'tapToPlay'))).payload.key;
+  };
   if (!started) {
     log.warn('no canplay within the watchdog');
     yield* put(videoWatchdogFired());
-    yield* put(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+    yield* ask({ id: catalogue.playFailed.id });
   }
   while ((yield* select(selectSessionStatus)) !== 'live') {
-    const action = yield* take([videoPlaying.type, videoPlayBlocked.type]);
-    if (action.type === videoPlayBlocked.type) yield* put(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+    const action = yield* take([videoPlaying.type, videoPlayBlocked.type, alertShown.type, alertDismissed.type]);
+    if (videoPlayBlocked.match(action)) yield* ask({ id: catalogue.soundBlocked.id });
+    // Another alert took the place of ours: its OK says nothing about playing.
+    else if (alertShown.match(action) && action.payload.key !== asking) asking = null;
+    else if (alertDismissed.match(action) && asking !== null) {
+      log.info('the visitor declined to play the avatar: ending the session');
+      throw new SessionEnd('cancelled');
+    }
   }
 }
 
@@ -134,7 +158,7 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   // Sequential on purpose: a refused route must never leave a started avatar room behind
   // (in parallel, the cancelled start_live's room id was lost and the room never stopped).
   const route = yield* call(fetchRoute, uid, room, signal);
-  const starting = yield* fork(startRoom, { appId, uid, deviceId }, room, signal);
+  const starting = yield* fork(startRoom, { appId, uid, deviceId }, room);
   // The peer connection and its offer (ICE gathering included) are made while start_live
   // and the stream poll run, so WHEP can post the moment the stream is up. After the
   // request has left, so this work is not in front of it.

@@ -8,6 +8,7 @@ import {
   videoPlayBlocked,
   videoPlaying,
 } from '../features/session/sessionSlice.ts';
+import { alertActionTaken, alertDismissed, alertShown } from '../features/notices/noticesSlice.ts';
 import { LiveError } from '../services/live.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { untilAborted } from './testing/fakes.ts';
@@ -46,7 +47,8 @@ describe('session', () => {
     expect(h.live.getRoute).toHaveBeenCalledWith({ uid: 'demo' }, expect.any(AbortSignal));
     expect(h.live.startLive).toHaveBeenCalledWith(
       { appId: 'demo', uid: 'demo', deviceId: 'H5123e4567e89b12d3a456426614174000' },
-      expect.any(AbortSignal),
+      // Not the session's signal: a start_live in flight when the session ends still answers with the room to stop.
+      undefined,
       15_000,
     );
     // The WHEP offer was prepared from the start, with the session's signal.
@@ -188,6 +190,42 @@ describe('session', () => {
     ['waiting for the video', () => {}, true],
   ];
 
+  it('cancel while start_live is in flight: the ending does not wait for it, and the room it answers with is stopped', async () => {
+    h.live.startLive.mockImplementation(
+      () => new Promise((resolve) => setTimeout(() => resolve({ roomId: 'room-late', systemType: null }), 3000)),
+    );
+    h.dispatch(startRequested());
+    await h.advance(1000);
+    h.dispatch(cancelRequested());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
+    expect(h.live.stopLive).not.toHaveBeenCalled();
+    await h.advance(2000);
+    expect(h.live.stopLive).toHaveBeenCalledWith({ roomId: 'room-late', deviceId: expect.any(String) });
+    expect(h.sockets).toEqual([]);
+  });
+
+  it('the 15 s rule while start_live is in flight: a room answered later is stopped too', async () => {
+    h.live.startLive.mockImplementation(
+      () => new Promise((resolve) => setTimeout(() => resolve({ roomId: 'room-late', systemType: null }), 15_500)),
+    );
+    h.dispatch(startRequested());
+    await h.advance(15_000);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'timeout' });
+    await h.advance(500);
+    expect(h.live.stopLive).toHaveBeenCalledWith({ roomId: 'room-late', deviceId: expect.any(String) });
+  });
+
+  it('a start_live that fails after the session ended stops nothing', async () => {
+    h.live.startLive.mockImplementation(() => new Promise((_resolve, reject) => setTimeout(() => reject(new LiveError('startFailed', 'HTTP 502')), 2000)));
+    h.dispatch(startRequested());
+    await h.advance(500);
+    h.dispatch(cancelRequested());
+    await h.advance(2000);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
+    expect(h.live.stopLive).not.toHaveBeenCalled();
+  });
+
   it.each(cancelSteps)('cancel while at %s leaves nothing behind', async (_step, arrange, roomStarted) => {
     arrange(h);
     h.dispatch(startRequested());
@@ -248,18 +286,70 @@ describe('session', () => {
     expect(h.session().status).toBe('live');
   });
 
-  it('asks for a tap with an alert when autoplay is refused while connecting', async () => {
+  it('asks for a tap with an alert when autoplay is refused while connecting, saying the sound is held back (not "refresh")', async () => {
     h.dispatch(startRequested());
     await h.flush();
     h.dispatch(videoCanPlay());
     h.dispatch(videoPlayBlocked());
     await h.flush();
-    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.playFailed.id }, action: 'tapToPlay' });
+    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.soundBlocked.id }, action: 'tapToPlay' });
     expect(h.session()).toMatchObject({ status: 'connecting', needsTapToPlay: true });
     await h.advance(20_000);
     expect(h.session().status).toBe('connecting');
     h.dispatch(videoPlaying());
     await h.flush();
     expect(h.session().status).toBe('live');
+  });
+  it('OK on the sound-blocked alert ends the session and stops its room', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlayBlocked());
+    await h.flush();
+    const roomId = h.session().roomId;
+    expect(roomId).not.toBeNull();
+    h.dispatch(alertDismissed());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
+    expect(h.live.stopLive).toHaveBeenCalledWith({ roomId, deviceId: expect.any(String) });
+    expectNothingLeft();
+  });
+
+  it('OK on the watchdog\'s tap-to-play alert ends the session too', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    await h.advance(5000);
+    expect(h.state().notices.alert?.action).toBe('tapToPlay');
+    h.dispatch(alertDismissed());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
+    expect(h.live.stopLive).toHaveBeenCalled();
+  });
+
+  it('Tap to play closes the alert without ending: the session goes live once the avatar plays', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlayBlocked());
+    await h.flush();
+    h.dispatch(alertActionTaken());
+    await h.flush();
+    expect(h.session().status).toBe('connecting');
+    h.dispatch(videoPlaying());
+    await h.flush();
+    expect(h.session().status).toBe('live');
+    expect(h.live.stopLive).not.toHaveBeenCalled();
+  });
+
+  it('an alert that replaced the tap-to-play one is only closed by its OK', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlayBlocked());
+    await h.flush();
+    h.dispatch(alertShown({ id: catalogue.mediaAccessFailed.id }));
+    h.dispatch(alertDismissed());
+    await h.flush();
+    expect(h.session().status).toBe('connecting');
   });
 });

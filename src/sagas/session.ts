@@ -9,7 +9,7 @@
  * connection, timers, pending requests through the AbortSignal), then the
  * started room is stopped, then the session is idle again.
  */
-import { call, delay, fork, put, race, select, take } from 'typed-redux-saga';
+import { call, delay, fork, put, race, select, spawn, take } from 'typed-redux-saga';
 import type { Task } from 'redux-saga';
 import { selectDeviceId } from '../features/account/accountSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
@@ -64,11 +64,18 @@ function* stopRoom(roomId: string, deviceId: string) {
   }
 }
 
+function* stopRoomOnceStarted(starting: Promise<string | null>, deviceId: string) {
+  const roomId = yield* call(() => starting);
+  if (roomId === null) return;
+  log.info('start_live answered after the session ended: stopping its room', { roomId });
+  yield* call(stopRoom, roomId, deviceId);
+}
+
 export function* runSession(link: SignalingLink) {
   const { platform } = yield* services();
   const deviceId = yield* select(selectDeviceId);
   const controller = new AbortController();
-  const room: RoomRef = { id: null };
+  const room: RoomRef = { id: null, starting: null };
   let reason: EndReason = 'startFailed';
   try {
     const outcome = yield* race({
@@ -98,6 +105,9 @@ export function* runSession(link: SignalingLink) {
     log.info('session ending', { reason, roomId: room.id });
     yield* put(sessionEnding(reason));
     if (room.id !== null && deviceId) yield* call(stopRoom, room.id, deviceId);
+    // A start_live still in flight: its room is stopped when its answer comes, without
+    // holding up the ending (a task of its own, outlives this session's cancellation).
+    else if (room.starting && deviceId) yield* spawn(stopRoomOnceStarted, room.starting, deviceId);
     yield* put(sessionEnded());
   }
 }

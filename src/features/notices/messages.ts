@@ -24,6 +24,10 @@ export const catalogue = defineMessages({
   pleaseWait: { id: 'error.pleaseWait', defaultMessage: 'Please wait, connecting!!!' },
   iceError: { id: 'error.iceError', defaultMessage: 'WebRTC connection error, please try again later!' },
   reconnectFailed: { id: 'error.reconnectFailed', defaultMessage: 'Connection failed, please refresh the page and try again' },
+  soundBlocked: {
+    id: 'error.soundBlocked',
+    defaultMessage: "The browser is holding back the avatar's sound. Tap to play to hear it, or OK to end the chat.",
+  },
   playFailed: { id: 'error.playFailed', defaultMessage: 'Playback failed, please refresh and try again' },
   routeFailed: { id: 'error.routeFailed', defaultMessage: 'Failed to get the signaling service!!!' },
   signalingLost: { id: 'error.signalingLost', defaultMessage: 'error' },

@@ -51,7 +51,12 @@ export const noticesSlice = createSlice({
         return { payload };
       },
     },
+    /** Closed with OK (or Escape): the visitor declined the alert's action, if it had one. */
     alertDismissed(state) {
+      state.alert = null;
+    },
+    /** Closed with the alert's action button (Tap to play, Refresh). */
+    alertActionTaken(state) {
       state.alert = null;
     },
   },
@@ -61,5 +66,5 @@ export const noticesSlice = createSlice({
   },
 });
 
-export const { toastShown, toastExpired, alertShown, alertDismissed } = noticesSlice.actions;
+export const { toastShown, toastExpired, alertShown, alertDismissed, alertActionTaken } = noticesSlice.actions;
 export const { selectToasts, selectAlert } = noticesSlice.selectors;

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { registerAvatarPlayer } from '../../session/components/avatarPlayback.ts';
 import { catalogue } from '../messages.ts';
-import { alertShown } from '../noticesSlice.ts';
+import { alertActionTaken, alertDismissed, alertShown } from '../noticesSlice.ts';
 import { AlertDialog } from './AlertDialog.tsx';
 
 describe('AlertDialog', () => {
@@ -38,7 +38,7 @@ describe('AlertDialog', () => {
     const player = vi.fn();
     const unregister = registerAvatarPlayer(player);
     try {
-      const { store } = renderWithProviders(<AlertDialog />);
+      const { store, actionTypes } = renderWithProviders(<AlertDialog />);
       act(() => {
         store.dispatch(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
       });
@@ -46,6 +46,9 @@ describe('AlertDialog', () => {
       await user.click(screen.getByRole('button', { name: 'Tap to play' }));
       expect(player).toHaveBeenCalledTimes(1);
       expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+      // Told apart from OK, which declines (the session saga ends the session on it).
+      expect(actionTypes()).toContain(alertActionTaken.type);
+      expect(actionTypes()).not.toContain(alertDismissed.type);
     } finally {
       unregister();
     }

@@ -3,7 +3,7 @@ import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { useModalFocus } from '../../../app/useModalFocus.ts';
 import { playAvatar } from '../../session/components/avatarPlayback.ts';
-import { alertDismissed, selectAlert, type Notice } from '../noticesSlice.ts';
+import { alertActionTaken, alertDismissed, selectAlert, type Notice } from '../noticesSlice.ts';
 import { noticeUiMessages } from './messages.ts';
 import { useNoticeText } from './useNoticeText.ts';
 import './AlertDialog.css';
@@ -27,7 +27,7 @@ function AlertCard({ notice }: { notice: Notice }) {
     // play() must run inside the tap's own handler: browsers only lift the autoplay block for a user gesture.
     if (notice.action === 'tapToPlay') playAvatar();
     else if (notice.action === 'reload') window.location.reload();
-    dismiss();
+    dispatch(alertActionTaken());
   }
 
   const actionLabel =

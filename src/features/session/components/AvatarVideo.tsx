@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { createLogger } from '../../../services/logger.ts';
+import { avatarAudioElement } from '../../../services/avatarAudio.ts';
 import { remoteMedia } from '../../../services/remoteMedia.ts';
 import { catalogue } from '../../notices/messages.ts';
 import { alertShown } from '../../notices/noticesSlice.ts';
@@ -20,8 +21,9 @@ function errorName(error: unknown): string {
  * The avatar, full screen. The remote stream plays twice: the muted <video>
  * shows the picture (muted video may autoplay everywhere) and a separate
  * <audio> carries the voice (spec), so a refused audio autoplay never stops
- * the picture from loading. The outcome of play() is reported to the session
- * saga, which decides about watchdogs and the tap-to-play alert.
+ * the picture from loading. The <audio> is the page's one avatar audio element,
+ * unlocked in the Start chat tap (services/avatarAudio.ts). The outcome of play() is
+ * reported to the session saga, which decides about watchdogs and the tap-to-play alert.
  */
 export function AvatarVideo() {
   const intl = useIntl();
@@ -29,21 +31,32 @@ export function AvatarVideo() {
   const needsTap = useAppSelector(selectNeedsTapToPlay);
   const stream = useSyncExternalStore(remoteMedia.subscribe, remoteMedia.get);
   const videoRef = useRef<HTMLVideoElement>(null);
-  const audioRef = useRef<HTMLAudioElement>(null);
+  const audioHostRef = useRef<HTMLSpanElement>(null);
+
+  // The kept audio element sits in this component while it is mounted, and lets go of the
+  // session's stream when it unmounts.
+  useEffect(() => {
+    const audio = avatarAudioElement();
+    audioHostRef.current?.append(audio);
+    return () => {
+      audio.pause();
+      audio.srcObject = null;
+      audio.remove();
+    };
+  }, []);
 
   useEffect(() => {
     const video = videoRef.current;
-    const audio = audioRef.current;
-    if (!video || !audio) return;
+    if (!video) return;
     video.srcObject = stream;
-    audio.srcObject = stream;
+    avatarAudioElement().srcObject = stream;
   }, [stream]);
 
   const play = useCallback(
     (manual: boolean) => {
       const video = videoRef.current;
-      const audio = audioRef.current;
-      if (!video || !audio || !video.srcObject) return;
+      const audio = avatarAudioElement();
+      if (!video || !video.srcObject) return;
       // Both play() calls start in the same tick, so inside a tap both carry the user gesture.
       void Promise.allSettled([video.play(), audio.play()]).then((results) => {
         const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -75,9 +88,7 @@ export function AvatarVideo() {
   }
 
   function onTap() {
-    const video = videoRef.current;
-    const audio = audioRef.current;
-    if (needsTap || video?.paused || audio?.paused) play(true);
+    if (needsTap || videoRef.current?.paused || avatarAudioElement().paused) play(true);
   }
 
   return (
@@ -93,7 +104,7 @@ export function AvatarVideo() {
         x5-playsinline="true"
         onCanPlay={onCanPlay}
       />
-      <audio ref={audioRef} />
+      <span ref={audioHostRef} hidden />
       {needsTap && (
         <button type="button" className="btn btn--glass avatar-video__tap">
           <svg viewBox="0 0 24 24" aria-hidden="true">

@@ -1,6 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { avatarAudioElement } from '../../../services/avatarAudio.ts';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { cancelRequested, startRequested, sessionSlice, type SessionState } from '../sessionSlice.ts';
 import { PreSession } from './PreSession.tsx';
@@ -29,6 +30,22 @@ describe('PreSession', () => {
     expect(screen.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Start chat' })).not.toBeInTheDocument();
     expect(screen.getByText(/Connecting/)).toBeInTheDocument();
+  });
+
+  it('plays the avatar audio element inside the Start chat tap, so iOS lets its voice play when it arrives', async () => {
+    const user = userEvent.setup();
+    const played: HTMLMediaElement[] = [];
+    const play = vi.spyOn(HTMLMediaElement.prototype, 'play').mockImplementation(function (this: HTMLMediaElement) {
+      played.push(this);
+      return Promise.resolve();
+    });
+    try {
+      renderWithProviders(<PreSession />, { preloadedState: { account: validAccount() } });
+      await user.click(screen.getByRole('button', { name: 'Start chat' }));
+      expect(played).toEqual([avatarAudioElement()]);
+    } finally {
+      play.mockRestore();
+    }
   });
 
   it('Cancel while connecting dispatches cancelRequested and shows the connect phase', async () => {

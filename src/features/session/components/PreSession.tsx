@@ -1,6 +1,7 @@
 import { useId, useRef } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { unlockAvatarAudio } from '../../../services/avatarAudio.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
 import { AvatarPhoto } from '../../account/components/AvatarPhoto.tsx';
 import { AiSummaryTip, DigitalHostBadge } from '../../account/components/SpecialAccountNotes.tsx';
@@ -41,6 +42,8 @@ export function PreSession() {
   const startedAt = useRef(-Infinity);
   const start = () => {
     startedAt.current = performance.now();
+    // Inside the tap: the avatar's voice arrives seconds later, when iOS no longer counts it as the visitor's gesture.
+    unlockAvatarAudio();
     dispatch(startRequested());
   };
   const cancel = () => dispatch(performance.now() - startedAt.current < DOUBLE_TAP_MS ? startRequested() : cancelRequested());

@@ -1,0 +1,107 @@
+/**
+ * The avatar's sound under WebKit's autoplay rule (iOS Safari, every iPhone visitor): a
+ * media element plays with sound only from within a user gesture, or once it has been
+ * played in one. Chromium lets a later play() through after any tap (and the suite runs
+ * it with autoplay allowed), so the rule is emulated in the page by the test harness
+ * only: an init script wraps HTMLMediaElement.play and refuses, with WebKit's
+ * NotAllowedError, an unmuted play() outside a trusted input event on an element never
+ * played inside one. The app itself is unchanged.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { alertBox, endButton, expectLive, expectPreSession, openHome, startButton, text } from './support/app.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { clearEvents, events, startedRooms, stoppedRooms } from './support/standin.ts';
+
+test.beforeEach(beforeSessionTest);
+test.afterEach(afterSessionTest);
+
+declare global {
+  interface Window {
+    __webkitAutoplay?: { refused: number; allowedInGesture: number };
+  }
+}
+
+async function emulateWebKitAutoplay(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const seen = { refused: 0, allowedInGesture: 0 };
+    Object.defineProperty(window, '__webkitAutoplay', { value: seen });
+    let inGesture = false;
+    // WebKit's user-gesture events; the flag lasts for the event's own dispatch only.
+    for (const type of ['click', 'pointerdown', 'pointerup', 'mousedown', 'mouseup', 'touchend', 'keydown', 'keyup']) {
+      window.addEventListener(
+        type,
+        (event) => {
+          if (!event.isTrusted) return;
+          inGesture = true;
+          setTimeout(() => (inGesture = false), 0);
+        },
+        true,
+      );
+    }
+    const unlocked = new WeakSet<HTMLMediaElement>();
+    const play = HTMLMediaElement.prototype.play;
+    HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
+      if (inGesture) {
+        unlocked.add(this);
+        seen.allowedInGesture += 1;
+      } else if (!this.muted && !unlocked.has(this)) {
+        seen.refused += 1;
+        return Promise.reject(new DOMException('The request is not allowed by the user agent in the current context', 'NotAllowedError'));
+      }
+      return play.call(this);
+    };
+  });
+}
+
+const avatarAudioPlaying = (page: Page) =>
+  page.evaluate(() => {
+    const audio = document.querySelector<HTMLAudioElement>('.avatar-video audio');
+    return Boolean(audio && !audio.paused && audio.srcObject instanceof MediaStream && audio.srcObject.getAudioTracks().length > 0);
+  });
+const tapToPlay = (page: Page) => alertBox(page).getByRole('button', { name: text('en', 'notices.tapToPlay'), exact: true });
+const ok = (page: Page) => alertBox(page).getByRole('button', { name: text('en', 'notices.ok'), exact: true });
+
+/** Start chat pressed by script, not by the visitor: no user gesture, so nothing is unlocked. */
+async function startWithoutGesture(page: Page): Promise<void> {
+  await startButton(page).evaluate((button: HTMLButtonElement) => button.click());
+}
+
+test('the Start chat tap unlocks the avatar\'s sound: it plays seconds later without asking again', async ({ page }) => {
+  await emulateWebKitAutoplay(page);
+  await openHome(page);
+  await startButton(page).click();
+  await expectLive(page);
+  await expect.poll(() => avatarAudioPlaying(page), { message: 'the avatar audio element plays its stream' }).toBe(true);
+  const seen = await page.evaluate(() => window.__webkitAutoplay!);
+  expect(seen.allowedInGesture, 'a play() ran inside the Start chat tap').toBeGreaterThan(0);
+  expect(seen.refused, 'no play() with sound was refused').toBe(0);
+  await expect(alertBox(page)).toHaveCount(0);
+});
+
+test.describe('sound held back by the browser (a start without a gesture)', () => {
+  test('an alert says so; Tap to play plays the avatar with sound and the session goes live', async ({ page }) => {
+    await emulateWebKitAutoplay(page);
+    await openHome(page);
+    await startWithoutGesture(page);
+    await expect(alertBox(page)).toContainText(text('en', 'error.soundBlocked'), { timeout: 30_000 });
+    expect(await page.evaluate(() => window.__webkitAutoplay!.refused)).toBeGreaterThan(0);
+    await tapToPlay(page).click();
+    await expectLive(page);
+    await expect.poll(() => avatarAudioPlaying(page)).toBe(true);
+    await expect(alertBox(page)).toHaveCount(0);
+  });
+
+  test('OK ends the session and stops its room: the visitor is not left on a spinner', async ({ page, request }) => {
+    await emulateWebKitAutoplay(page);
+    await openHome(page);
+    await clearEvents(request);
+    await startWithoutGesture(page);
+    await expect(alertBox(page)).toContainText(text('en', 'error.soundBlocked'), { timeout: 30_000 });
+    await ok(page).click();
+    await expectPreSession(page, 'en', 10_000);
+    await expect(endButton(page)).toHaveCount(0);
+    await expect(alertBox(page)).toHaveCount(0);
+    await expect.poll(async () => stoppedRooms(await events(request))).toEqual(startedRooms(await events(request)));
+    expect(startedRooms(await events(request))).toHaveLength(1);
+  });
+});

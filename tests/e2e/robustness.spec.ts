@@ -1,0 +1,132 @@
+/**
+ * What real phones and real networks do to a session that a clean loopback run never
+ * shows (issue 19): a dead ICE server among the configured ones, a Cancel while the room
+ * is being made, a user service that does not answer for a moment, and a browser that
+ * lacks the newer platform features. Only the real app, the real stand-in (with its
+ * request faults, PROTOCOL.md) and, where a browser must look older or a deployment must
+ * list a dead server, an init script that changes what the page is given.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import {
+  alertBox,
+  cancelDeliberately,
+  expectLive,
+  expectPreSession,
+  openHome,
+  startAndWaitLive,
+  startButton,
+  text,
+  toast,
+} from './support/app.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { clearEvents, events, httpIn, roomIds, setFaults } from './support/standin.ts';
+
+test.beforeEach(beforeSessionTest);
+test.afterEach(afterSessionTest);
+
+const chatLog = (page: Page) => page.getByRole('log', { name: 'Chat log' });
+const retryButton = (page: Page) => page.getByRole('button', { name: text('en', 'account.retry'), exact: true });
+
+declare global {
+  interface Window {
+    __iceCandidateErrors?: { count: number };
+  }
+}
+
+test('an unreachable STUN server among the ICE servers: its candidate errors are only logged, and the session goes live', async ({ page }) => {
+  // A deployment whose ICE servers include one that cannot be reached (its host does not
+  // resolve): the browser reports icecandidateerror for it while the other candidates connect.
+  await page.addInitScript(() => {
+    const seen = { count: 0 };
+    Object.defineProperty(window, '__iceCandidateErrors', { value: seen });
+    const Native = window.RTCPeerConnection;
+    class WithUnreachableServer extends Native {
+      constructor(config?: RTCConfiguration) {
+        super({ ...config, iceServers: [...(config?.iceServers ?? []), { urls: 'stun:stun.unreachable.invalid:3478' }] });
+        this.addEventListener('icecandidateerror', () => (seen.count += 1));
+      }
+    }
+    window.RTCPeerConnection = WithUnreachableServer;
+  });
+  await openHome(page);
+  await startAndWaitLive(page);
+  expect(await page.evaluate(() => window.__iceCandidateErrors?.count ?? 0), 'the browser reported no candidate error').toBeGreaterThan(0);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expectLive(page);
+});
+
+test('Cancel while start_live is in flight: the ending does not wait, and the room made meanwhile is stopped once its answer comes', async ({
+  page,
+  request,
+}) => {
+  await setFaults(request, 'start-live-late');
+  await openHome(page);
+  await clearEvents(request);
+  const before = new Set(await roomIds(request));
+  const newRooms = async () => (await roomIds(request)).filter((id) => !before.has(id));
+  await startButton(page).click();
+  const tapped = Date.now();
+  // The room exists on the server from the request on; its answer is 3 s late.
+  await expect.poll(newRooms).toHaveLength(1);
+  const [roomId] = await newRooms();
+  await cancelDeliberately(page, tapped);
+  await expectPreSession(page, 'en', 2000);
+  await expect.poll(newRooms, { timeout: 15_000, message: 'the room made while start_live was in flight was stopped' }).toEqual([]);
+  const stops = httpIn(await events(request), '/stop_live').map((e) => (e.body.body as { room_id?: string }).room_id);
+  expect(stops).toEqual([roomId]);
+});
+
+test('a user service that fails once: the client retries and the visitor never sees an error', async ({ page, request }) => {
+  await setFaults(request, 'userinfo-flaky');
+  await clearEvents(request);
+  await openHome(page);
+  expect(httpIn(await events(request), '/ue/userinfo')).toHaveLength(2);
+  await expect(toast(page, text('en', 'error.invalidUser'))).toHaveCount(0);
+  await expect(retryButton(page)).toHaveCount(0);
+});
+
+test('a user service that cannot be reached: a network message with Retry, the stored account kept, and Retry loads it', async ({
+  page,
+  request,
+}) => {
+  await openHome(page);
+  const stored = await page.evaluate(() => window.localStorage.getItem('userInfo'));
+  expect(stored).not.toBeNull();
+
+  await setFaults(request, 'userinfo-error');
+  await clearEvents(request);
+  await page.reload();
+  await expect(retryButton(page)).toBeVisible({ timeout: 15_000 });
+  await expect(alertBox(page)).toContainText(text('en', 'account.unreachable'));
+  // The client's own retries came first: three attempts in all.
+  expect(httpIn(await events(request), '/ue/userinfo')).toHaveLength(3);
+  await expect(toast(page, text('en', 'error.invalidUser'))).toHaveCount(0);
+  expect(await page.evaluate(() => window.localStorage.getItem('userInfo'))).toBe(stored);
+
+  await request.delete('/__standin/faults');
+  await retryButton(page).click();
+  await expect(startButton(page)).toBeEnabled();
+  await expect(retryButton(page)).toHaveCount(0);
+});
+
+test('a browser without crypto.randomUUID and AbortSignal.throwIfAborted: a first visit boots, chats and starts a call', async ({ page }) => {
+  // iOS Safari before 15.4 and older in-app WebViews lack both; so does any page outside a
+  // secure context (crypto.randomUUID).
+  await page.addInitScript(() => {
+    Reflect.deleteProperty(Crypto.prototype, 'randomUUID');
+    Reflect.deleteProperty(AbortSignal.prototype, 'throwIfAborted');
+  });
+  await openHome(page);
+  expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe('undefined');
+  expect(await page.evaluate(() => window.localStorage.getItem('login-deviceId'))).toMatch(/^H5[0-9a-f]{32}$/);
+  await startAndWaitLive(page);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('what are your opening hours');
+  await box.press('Enter');
+  await expect(chatLog(page).locator('.msg--ai').filter({ hasText: 'We are open every day' })).toBeVisible({ timeout: 45_000 });
+  await page.getByRole('button', { name: text('en', 'voice.startCall'), exact: true }).click();
+  await expect(page.getByRole('button', { name: text('en', 'voice.hangUp'), exact: true })).toBeVisible({ timeout: 45_000 });
+  await page.getByRole('button', { name: text('en', 'voice.hangUp'), exact: true }).click();
+  await expect(page.getByRole('button', { name: text('en', 'voice.startCall'), exact: true })).toBeVisible();
+  await expect(alertBox(page)).toHaveCount(0);
+});
