@@ -77,7 +77,12 @@ export function startCapture(options: CaptureOptions): Capture {
       stopped = true;
       source.disconnect();
       control({ type: 'stop' });
+      // Chromium keeps an AudioWorkletNode alive (a pending activity) for as long as its
+      // AudioContext object lives, closed or not: its port's handler would keep this call's
+      // whole pipeline (VAD worker, recognizer, options) reachable for the page's lifetime.
+      node.port.onmessage = null;
       node.port.close();
+      asr.port1.onmessage = null;
       asr.port1.close();
     },
   };

@@ -105,6 +105,9 @@ class CaptureProcessor extends AudioWorkletProcessor {
         this.asrPort?.close();
         this.vadPort = null;
         this.asrPort = null;
+        // The node on the main thread may outlive its call (Chromium keeps it while its
+        // AudioContext object lives): let go of this processor with it.
+        this.port.onmessage = null;
         this.port.close();
         return;
       default:

@@ -31,6 +31,15 @@ function connect(): void {
   framePort.onmessageerror = () => emit({ type: 'warning', message: 'a frame could not be deserialised' });
 }
 
+/** Closes the frame port of the call before (or of the last call) and lets go of its handlers. */
+function closeFramePort(): void {
+  if (!framePort) return;
+  framePort.onmessage = null;
+  framePort.onmessageerror = null;
+  framePort.close();
+  framePort = null;
+}
+
 function requireEngine(): VadEngine {
   if (!engine) throw new Error('VAD worker used before init()');
   return engine;
@@ -71,7 +80,7 @@ const api: VadWorkerApi = {
   },
 
   attachPort(port: MessagePort) {
-    framePort?.close();
+    closeFramePort();
     framePort = port;
     connect();
   },
@@ -89,8 +98,7 @@ const api: VadWorkerApi = {
   },
 
   async dispose() {
-    framePort?.close();
-    framePort = null;
+    closeFramePort();
     const current = engine;
     engine = null;
     await current?.dispose();

@@ -1,0 +1,107 @@
+/**
+ * A visitor who chats for a long time in one page (a kiosk, a tab left open) starts and
+ * ends many sessions: each must leave nothing behind. After every session (a call, then
+ * End chat) the page's heap is collected and snapshotted through CDP, and what is still
+ * reachable is counted by kind: event listeners, workers, peer connections, sockets,
+ * media elements, buttons and images. Once the first sessions have warmed the page's
+ * caches, none of these counts may grow.
+ *
+ * Listeners are counted twice: blink's listener objects in the snapshot, and CDP's
+ * Performance.getMetrics JSEventListeners after the same collection. The suite's usual
+ * counters (support/counters.ts) are not installed here: they hold every peer connection
+ * and socket on purpose, and with them the app's listeners.
+ *
+ * Chromium keeps each call's AudioWorkletNode (a pending activity while its AudioContext
+ * object lives, closed or not) with its port and context: shown, not asserted. Only one
+ * AudioContext and capture node kept for the whole page would avoid it; the port's
+ * handler is cleared, so nothing of ours hangs on them.
+ */
+import type { CDPSession, Page } from '@playwright/test';
+import { endChat, expectLive, openHome, startButton, text } from './support/app.ts';
+import { afterSessionTest } from './support/hooks.ts';
+import { clearFaults } from './support/standin.ts';
+import { expect, test } from './support/voiceBrowser.ts';
+
+// Not beforeSessionTest: its counters hold every peer connection and socket on purpose,
+// which is exactly what this test must not see.
+test.beforeEach(({ request }) => clearFaults(request));
+test.afterEach(afterSessionTest);
+
+const SESSIONS = 7;
+/** Sessions that may still grow the counts: the first loads the voice code and fills caches. */
+const WARM_UP = 2;
+/** Kinds of heap object (snapshot node names) that must not pile up from session to session. */
+const KINDS = [
+  'EventListener',
+  'V8EventListener',
+  'Worker',
+  'RTCPeerConnection',
+  'WebSocket',
+  'HTMLVideoElement',
+  'HTMLAudioElement',
+  'HTMLButtonElement',
+  'HTMLImageElement',
+] as const;
+/** Also shown, not asserted: what Chromium itself keeps of a finished call (see above). */
+const SHOWN = ['MessagePort', 'AudioContext', 'AudioWorkletNode'] as const;
+
+type Counts = Record<string, number>;
+
+interface HeapSnapshot {
+  snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+  nodes: number[];
+  strings: string[];
+}
+
+/** Collects garbage, snapshots the heap and counts its objects of the named kinds. */
+async function reachable(cdp: CDPSession): Promise<Counts> {
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('HeapProfiler.collectGarbage');
+  const chunks: string[] = [];
+  const onChunk = ({ chunk }: { chunk: string }) => chunks.push(chunk);
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  const snap = JSON.parse(chunks.join('')) as HeapSnapshot;
+  const fields = snap.snapshot.meta.node_fields.length;
+  const types = snap.snapshot.meta.node_types[0];
+  const wanted = new Set<string>([...KINDS, ...SHOWN]);
+  const counts: Counts = Object.fromEntries([...wanted].map((k) => [k, 0]));
+  for (let i = 0; i < snap.nodes.length; i += fields) {
+    // Blink's objects are the snapshot's native nodes, named by their interface.
+    if (types[snap.nodes[i]!] !== 'native') continue;
+    const name = snap.strings[snap.nodes[i + 1]!]!;
+    if (wanted.has(name)) counts[name]! += 1;
+  }
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  counts.JSEventListeners = metrics.find((m) => m.name === 'JSEventListeners')?.value ?? NaN;
+  return counts;
+}
+
+const button = (page: Page, id: string) => page.getByRole('button', { name: text('en', id), exact: true });
+
+test('seven sessions in one page, each with a call: nothing a session made stays reachable', async ({ page }) => {
+  test.setTimeout(300_000);
+  await openHome(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await cdp.send('HeapProfiler.enable');
+  const after: Counts[] = [];
+  for (let i = 0; i < SESSIONS; i += 1) {
+    await startButton(page).click();
+    await expectLive(page);
+    await button(page, 'voice.startCall').click();
+    await expect(button(page, 'voice.hangUp')).toBeVisible({ timeout: 45_000 });
+    await button(page, 'voice.hangUp').click();
+    await expect(button(page, 'voice.startCall')).toBeVisible();
+    await endChat(page);
+    await expect(startButton(page)).toBeEnabled({ timeout: 15_000 });
+    after.push(await reachable(cdp));
+  }
+  const columns = [...KINDS, ...SHOWN, 'JSEventListeners'];
+  const table = [columns.join(' | '), ...after.map((c, i) => `${i + 1}: ${columns.map((k) => c[k]).join(' | ')}`)].join('\n');
+  test.info().annotations.push({ type: 'reachable after each session', description: table });
+  process.stdout.write(`reachable after each session:\n${table}\n`);
+  const [base, last] = [after[WARM_UP - 1]!, after.at(-1)!];
+  for (const kind of [...KINDS, 'JSEventListeners']) expect(last[kind], `${kind} after each session:\n${table}`).toBeLessThanOrEqual(base[kind]!);
+});
