@@ -9,18 +9,23 @@
  * bench until the tap (the model and the wasm are fetched and cached as usual).
  *
  * Rounds alternate subject and reference, each in a fresh page (the shared 2 cores change
- * load by the minute). Budget: the subject's median at most 500 ms.
+ * load by the minute). Goal `median`: the subject's median at most 500 ms; the ratio to
+ * the reference is reported beside it.
  *
  *   node bench/call-start.mjs          BENCH_ROUNDS=3, BENCH_SKIP_BUILD=1 reuses the build
+ *   node bench/call-start.mjs --quick  one round (BENCH_QUICK=1 too): checks the wiring
+ * Writes bench/results/call-start.json (bench/_report.mjs); exit 1 on a missed goal, 2 when
+ * it could not measure.
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window, document, MutationObserver, Element */
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
+import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { isQuick, runBench } from './_report.mjs';
 
 const BUDGET_MS = 500;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (isQuick() ? 1 : 3));
 /** After the session is live: ample time for the detector to load in the background here. */
 const SETTLE_MS = 15_000;
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-call');
@@ -105,28 +110,47 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-buildApp(OUT_DIR);
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-const kept = { first: [], second: [] };
-const cold = [];
-try {
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const [first, second] = await subject(browser, standin.url);
-    kept.first.push(first);
-    kept.second.push(second);
-    cold.push(await reference(browser, standin.url));
-    console.log(`  round ${round + 1}: kept detector ${Math.round(first)} / ${Math.round(second)} ms, loading it ${Math.round(cold.at(-1))} ms`);
+await runBench('call-start', { what: 'Start call tap → Hang up shown, warm cache, the session\'s detector kept vs loaded by the call', chromium: CHROMIUM_PATH }, async (report) => {
+  report.settings = { rounds: ROUNDS, settleMs: SETTLE_MS, viewport: '390×844' };
+  buildApp(OUT_DIR);
+  const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
+  const kept = { first: [], second: [] };
+  const cold = [];
+  report.figures = { keptFirstMs: kept.first, keptSecondMs: kept.second, loadingMs: cold };
+  try {
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    try {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const [first, second] = await subject(browser, standin.url);
+        kept.first.push(Math.round(first));
+        kept.second.push(Math.round(second));
+        cold.push(Math.round(await reference(browser, standin.url)));
+        console.log(`  round ${round + 1}: kept detector ${kept.first.at(-1)} / ${kept.second.at(-1)} ms, loading it ${cold.at(-1)} ms`);
+      }
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await standin.stop();
   }
-} finally {
-  await browser.close();
-  await standin.stop();
-}
 
-const subjectMedian = median([...kept.first, ...kept.second]);
-const referenceMedian = median(cold);
-console.log(`call-start  Start call tap → Hang up shown, ${ROUNDS} rounds, warm cache`);
-console.log(`  kept detector: median ${Math.round(subjectMedian)} ms (first call of a page ${Math.round(median(kept.first))}, second ${Math.round(median(kept.second))})`);
-console.log(`  loading the detector in the call (reference): median ${Math.round(referenceMedian)} ms`);
-console.log(`  ratio ${(subjectMedian / referenceMedian).toFixed(3)}; budget ${BUDGET_MS} ms: ${subjectMedian <= BUDGET_MS ? 'met' : 'MISSED'}`);
-process.exitCode = subjectMedian <= BUDGET_MS ? 0 : 1;
+  const subjectMedian = median([...kept.first, ...kept.second]);
+  const referenceMedian = median(cold);
+  Object.assign(report.figures, { keptMedianMs: subjectMedian, keptFirstMedianMs: median(kept.first), keptSecondMedianMs: median(kept.second), loadingMedianMs: referenceMedian });
+  report.goal('median', { label: 'Start call tap → Hang up shown, kept detector, median of every call', value: subjectMedian, limit: BUDGET_MS, unit: 'ms' });
+  report.ratio('kept-vs-loading', {
+    label: 'kept detector / a call that loads the detector itself (medians)',
+    subject: ['kept detector', subjectMedian],
+    reference: ['the call loads the detector', referenceMedian],
+    unit: 'ms',
+  });
+  const ms = (v) => `${Math.round(v)} ms`;
+  report.table(
+    'Start call tap → Hang up shown',
+    ['', ...cold.map((_, i) => `round ${i + 1}`), 'median'],
+    [
+      ['kept detector, first / second call of the page', ...kept.first.map((v, i) => `${v} / ${kept.second[i]} ms`), ms(subjectMedian)],
+      ['reference: the call loads the detector', ...cold.map(ms), ms(referenceMedian)],
+    ],
+  );
+});

@@ -1,7 +1,7 @@
 /**
- * Budget: the JavaScript needed to paint the pre-session screen is at most
- * 150 KB gzip, and the Speech SDK, onnxruntime-web and the VAD model are never
- * on that path.
+ * Goals: the JavaScript needed to paint the pre-session screen is at most 150 KB
+ * gzip (`presession-gzip`), and the Speech SDK, onnxruntime-web and the VAD model
+ * are never on that path (`forbidden-on-path`).
  *
  * Builds the app (mode standin) into .cache/bench-dist (dist/ is left alone for
  * whoever is running tests), serves it from its own stand-in on a free port,
@@ -11,16 +11,25 @@
  *
  * The forbidden chunks are found from the build's source maps, not from file
  * names: any chunk whose sources come from the SDK, onnxruntime-web or the VAD
- * package. Loading one of them, or any .onnx / .wasm / ort file, fails the run.
+ * package. Loading one of them, or any .onnx / .wasm / ort file, misses the goal.
+ *
+ * Reference, from the same build: every script the page could load, concatenated and
+ * gzipped as one file, i.e. what one bundle without code splitting would make the
+ * pre-session screen load. Workers and worklets are left out of it: they are entries
+ * of their own, loaded from their own URL whether the page's code is split or not.
+ * The split path's size is reported as a ratio to it, beside the budget.
  *
  *   node bench/presession-bundle.mjs          (BENCH_SKIP_BUILD=1 reuses the last build)
- * Exit code 1 when a budget is broken.
+ *   node bench/presession-bundle.mjs --quick  the same single page load, marked quick
+ * Writes bench/results/presession-bundle.json (bench/_report.mjs); exit 1 on a missed goal,
+ * 2 when it could not measure.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
-import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
+import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { runBench } from './_report.mjs';
 
 const BUDGET_BYTES = 150 * 1024;
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
@@ -29,7 +38,18 @@ const HEAVY_PACKAGES = ['microsoft-cognitiveservices-speech-sdk', 'onnxruntime-w
 /** Requests that are heavy by their name alone. */
 const HEAVY_URL = /\.onnx(\?|$)|\.wasm(\?|$)|(^|[/._-])ort([._-]|$)/i;
 
+/** Scripts that are entries of their own (a Worker's or an AudioWorklet's URL), never part of the page's bundle. */
+const OWN_ENTRY = /\.(worker|worklet)-[^/]*\.js$/;
+
 const build = () => buildApp(OUT_DIR);
+
+/** The reference: every page script of the build as one gzipped file (see the header). */
+function unsplitBundle() {
+  const assets = join(OUT_DIR, 'assets');
+  const files = readdirSync(assets).filter((f) => f.endsWith('.js') && !OWN_ENTRY.test(f)).sort();
+  const all = Buffer.concat(files.map((f) => readFileSync(join(assets, f))));
+  return { files, raw: all.length, gzip: gzipSync(all, { level: 9 }).length, leftOut: readdirSync(assets).filter((f) => OWN_ENTRY.test(f)) };
+}
 
 /** file name → the heavy packages its source map says it contains. */
 function heavyChunks() {
@@ -46,7 +66,7 @@ function heavyChunks() {
 }
 
 async function measure(url) {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
     const page = await context.newPage();
@@ -74,37 +94,70 @@ async function measure(url) {
 }
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+/** A built file's name without its content hash, so the README does not change with every build. */
+const unhashed = (file) => file.replace(/-[\w-]{8}(\.\w+)$/, '-*$1');
 
-build();
-const heavy = heavyChunks();
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
-let result;
-try {
-  result = await measure(standin.url);
-} finally {
-  await standin.stop();
-}
+await runBench('presession-bundle', { what: 'gzip size of the JavaScript loaded until the pre-session screen paints', chromium: CHROMIUM_PATH }, async (report) => {
+  report.settings = { page: '/25d/demo', viewport: '390×844', gzipLevel: 9, budgetBytes: BUDGET_BYTES };
+  build();
+  const heavy = heavyChunks();
+  const unsplit = unsplitBundle();
+  const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
+  let result;
+  try {
+    result = await measure(standin.url);
+  } finally {
+    await standin.stop();
+  }
 
-const total = result.scripts.reduce((sum, s) => sum + s.gzip, 0);
-const problems = [];
-for (const s of result.scripts) {
-  const file = new URL(s.url).pathname.split('/').pop() ?? '';
-  if (heavy.has(file)) problems.push(`${file} carries ${heavy.get(file).join(', ')}`);
-}
-for (const requestUrl of result.requested) {
-  if (HEAVY_URL.test(new URL(requestUrl).pathname)) problems.push(`requested ${requestUrl}`);
-}
-if (total > BUDGET_BYTES) problems.push(`JavaScript is ${kb(total)} gzip, over the ${kb(BUDGET_BYTES)} budget`);
+  const total = result.scripts.reduce((sum, s) => sum + s.gzip, 0);
+  const forbidden = [];
+  for (const s of result.scripts) {
+    const file = new URL(s.url).pathname.split('/').pop() ?? '';
+    if (heavy.has(file)) forbidden.push(`${file} carries ${heavy.get(file).join(', ')}`);
+  }
+  for (const requestUrl of result.requested) {
+    if (HEAVY_URL.test(new URL(requestUrl).pathname)) forbidden.push(`requested ${new URL(requestUrl).pathname}`);
+  }
+  if (result.scripts.length === 0) throw new Error('no script was loaded: nothing to measure');
 
-console.log('presession-bundle: JavaScript loaded to paint the pre-session screen (/25d/demo, 390×844)');
-for (const s of result.scripts.sort((a, b) => b.gzip - a.gzip)) {
-  console.log(`  ${new URL(s.url).pathname.padEnd(44)} ${kb(s.raw).padStart(10)} raw ${kb(s.gzip).padStart(10)} gzip`);
-}
-console.log(`  heavy chunks in the build: ${heavy.size === 0 ? 'none' : [...heavy].map(([f, p]) => `${f} (${p.join(', ')})`).join('; ')}`);
-console.log(`  total ${kb(total)} gzip = ${((total / BUDGET_BYTES) * 100).toFixed(1)}% of the ${kb(BUDGET_BYTES)} budget (ratio ${(total / BUDGET_BYTES).toFixed(3)})`);
-if (problems.length > 0) {
-  for (const p of problems) console.log(`  FAIL: ${p}`);
-  process.exitCode = 1;
-} else {
-  console.log('  PASS: within budget, no Speech SDK / onnxruntime / VAD model on the path');
-}
+  const scripts = result.scripts
+    .sort((a, b) => b.gzip - a.gzip)
+    .map((s) => ({ path: new URL(s.url).pathname, rawBytes: s.raw, gzipBytes: s.gzip }));
+  report.figures = {
+    presessionGzipBytes: total,
+    scripts,
+    forbidden,
+    heavyChunksInBuild: Object.fromEntries(heavy),
+    unsplit: { gzipBytes: unsplit.gzip, rawBytes: unsplit.raw, files: unsplit.files, leftOut: unsplit.leftOut },
+  };
+  // Three decimals: finer than one byte (1/1024 KB), so rounding never moves a size across the budget.
+  const KB = (bytes) => Number((bytes / 1024).toFixed(3));
+  report.goal('presession-gzip', { label: 'JavaScript loaded until the pre-session screen paints, gzip', value: KB(total), limit: KB(BUDGET_BYTES), unit: 'KB', digits: 1 });
+  report.goal('forbidden-on-path', { label: 'Speech SDK / onnxruntime-web / VAD chunks, .wasm or .onnx requests on that path', value: forbidden.length, limit: 0, unit: '' });
+  report.ratio('split-vs-unsplit', {
+    label: 'the pre-session path / every page script of the same build as one bundle (gzip)',
+    subject: ['pre-session path', KB(total)],
+    reference: ['one unsplit bundle', KB(unsplit.gzip)],
+    unit: 'KB',
+    valueDigits: 1,
+  });
+  report.ratio('of-budget', { label: 'the pre-session path / the budget', subject: ['pre-session path', KB(total)], reference: ['budget', KB(BUDGET_BYTES)], unit: 'KB', valueDigits: 1 });
+  for (const f of forbidden) report.note(`on the pre-session path: ${f}`);
+  report.note(
+    `Heavy chunks in the build, all off the path unless listed above: ${heavy.size === 0 ? 'none' : [...heavy].map(([f, p]) => `\`${unhashed(f)}\` (${p.join(', ')})`).join('; ')}.`,
+  );
+  report.table(
+    'Scripts loaded until the pre-session screen paints',
+    ['script', 'raw', 'gzip'],
+    [
+      ...scripts.map((s) => [`\`${unhashed(s.path.split('/').pop())}\``, kb(s.rawBytes), kb(s.gzipBytes)]),
+      ['**total**', kb(scripts.reduce((n, s) => n + s.rawBytes, 0)), `**${kb(total)}**`],
+      [`reference: one unsplit bundle (${unsplit.files.length} scripts)`, kb(unsplit.raw), kb(unsplit.gzip)],
+    ],
+  );
+
+  console.log('presession-bundle: JavaScript loaded to paint the pre-session screen (/25d/demo, 390×844)');
+  for (const s of scripts) console.log(`  ${s.path.padEnd(44)} ${kb(s.rawBytes).padStart(10)} raw ${kb(s.gzipBytes).padStart(10)} gzip`);
+  console.log(`  one unsplit bundle of the same build: ${kb(unsplit.gzip)} gzip (${unsplit.files.length} scripts; left out as entries of their own: ${unsplit.leftOut.join(', ') || 'none'})`);
+});

@@ -11,9 +11,14 @@
  * 0, 500 and 1000 samples of lead silence (frames fall differently on the words), and
  * brought up to the device rate with two upsampler cutoffs (0.97 and 0.9).
  *
+ * Goals, per device rate: `ours-max-44k` / `ours-max-48k`, our segments are never more than
+ * one frame from the 16 kHz reference; `ours-vs-vadweb-44k` / `-48k`, ours are no further from
+ * it in total (Σ|Δ| over every start and end) than vad-web's: the ratio at most 1.
+ *
  *   node bench/vad-resampler.mjs
- * Needs ffmpeg and espeak-ng. Fails (exit 1) if our segments are ever more than one frame
- * from the 16 kHz reference, or further from it in total than vad-web's.
+ *   node bench/vad-resampler.mjs --quick   the fixtures and one sentence, one lead, one upsampler
+ * Needs ffmpeg and espeak-ng. Writes bench/results/vad-resampler.json (bench/_report.mjs);
+ * exit 1 on a missed goal, 2 when it could not measure.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +28,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { tsImport } from 'tsx/esm/api';
 import { ROOT } from './_setup.mjs';
+import { formatNumber, isQuick, ratioOf, runBench } from './_report.mjs';
 
 const { StreamingResampler } = await tsImport('../src/workers/dsp/resampler.ts', import.meta.url);
 const { FrameProcessor } = await tsImport('../src/workers/vad/frameProcessor.ts', import.meta.url);
@@ -39,6 +45,12 @@ const SENTENCES = [
   'She sells sea shells; his cheese is fresh.',
 ];
 const FIXTURES = ['q-nearest-store.wav', 'q-opening-hours.wav', 'q-discount.wav', 'q-new-products.wav'];
+const QUICK = isQuick();
+/** Samples of lead silence, so frames fall differently on the words. */
+const LEADS = QUICK ? [0] : [0, 500, 1000];
+/** The upsamplers' cutoffs (fractions of the source's Nyquist) that make the device-rate audio. */
+const CUTOFFS = QUICK ? [0.97] : [0.97, 0.9];
+const DEVICE_RATES = [44_100, 48_000];
 
 const ffmpeg = (args, input) => execFileSync('ffmpeg', ['-v', 'error', ...args], { input, maxBuffer: 1 << 28 });
 const floats = (buffer) => new Float32Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
@@ -97,55 +109,69 @@ function distance(a, b) {
   return { total, max };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'vad-resampler-'));
-const sources = [
-  ...FIXTURES.map((name) => ({ name, path: join(ROOT, 'tests', 'fixtures', name), rate: 16_000 })),
-  ...SENTENCES.map((text, i) => {
-    const path = join(work, `espeak-${i}.wav`);
-    execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', path, text]);
-    return { name: `espeak 22.05 kHz #${i + 1}`, path, rate: 22_050 };
-  }),
-];
+const kHz = (rate) => `${Number((rate / 1000).toFixed(1))} kHz`;
+const tag = (rate) => `${Math.floor(rate / 1000)}k`;
 
-const results = [];
-try {
-  for (const deviceRate of [44_100, 48_000]) {
-    const score = { ours: { total: 0, max: 0 }, vadweb: { total: 0, max: 0 }, oursVsVadweb: 0, cases: 0, segments: 0 };
-    for (const source of sources) {
-      for (const lead of [0, 500, 1000]) {
-        const audio = ffmpeg(['-i', source.path, '-af', `adelay=${lead}S:all=1,apad=pad_len=24000`, ...raw(source.rate), '-']);
-        const at16k = source.rate === 16_000 ? floats(audio) : floats(ffmpeg([...raw(source.rate), '-i', '-', '-af', 'aresample=16000:cutoff=0.97:filter_size=64', ...raw(16_000), '-'], audio));
-        const reference = await segments(frames16k(at16k));
-        for (const cutoff of [0.97, 0.9]) {
-          const device = floats(ffmpeg([...raw(source.rate), '-i', '-', '-af', `aresample=${deviceRate}:cutoff=${cutoff}`, ...raw(deviceRate), '-'], audio));
-          const ours = await segments(viaOurs(device, deviceRate));
-          const vadweb = await segments(viaVadWeb(device, deviceRate));
-          for (const [name, found] of [['ours', ours], ['vadweb', vadweb]]) {
-            const d = distance(found, reference);
-            score[name].total += d.total;
-            score[name].max = Math.max(score[name].max, d.max);
+await runBench('vad-resampler', { what: 'speech segments from our capture resampler and vad-web\'s against the same speech converted to 16 kHz' }, async (report) => {
+  const sentences = QUICK ? SENTENCES.slice(0, 1) : SENTENCES;
+  report.settings = { sources: FIXTURES.length + sentences.length, leads: LEADS, upsamplerCutoffs: CUTOFFS, deviceRates: DEVICE_RATES, frame: FRAME };
+  const work = mkdtempSync(join(tmpdir(), 'vad-resampler-'));
+  const results = [];
+  try {
+    const sources = [
+      ...FIXTURES.map((name) => ({ name, path: join(ROOT, 'tests', 'fixtures', name), rate: 16_000 })),
+      ...sentences.map((text, i) => {
+        const path = join(work, `espeak-${i}.wav`);
+        execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', path, text]);
+        return { name: `espeak 22.05 kHz #${i + 1}`, path, rate: 22_050 };
+      }),
+    ];
+    for (const deviceRate of DEVICE_RATES) {
+      const score = { ours: { total: 0, max: 0 }, vadweb: { total: 0, max: 0 }, oursVsVadweb: 0, cases: 0, segments: 0 };
+      for (const source of sources) {
+        for (const lead of LEADS) {
+          const audio = ffmpeg(['-i', source.path, '-af', `adelay=${lead}S:all=1,apad=pad_len=24000`, ...raw(source.rate), '-']);
+          const at16k = source.rate === 16_000 ? floats(audio) : floats(ffmpeg([...raw(source.rate), '-i', '-', '-af', 'aresample=16000:cutoff=0.97:filter_size=64', ...raw(16_000), '-'], audio));
+          const reference = await segments(frames16k(at16k));
+          for (const cutoff of CUTOFFS) {
+            const device = floats(ffmpeg([...raw(source.rate), '-i', '-', '-af', `aresample=${deviceRate}:cutoff=${cutoff}`, ...raw(deviceRate), '-'], audio));
+            const ours = await segments(viaOurs(device, deviceRate));
+            const vadweb = await segments(viaVadWeb(device, deviceRate));
+            for (const [name, found] of [['ours', ours], ['vadweb', vadweb]]) {
+              const d = distance(found, reference);
+              score[name].total += d.total;
+              score[name].max = Math.max(score[name].max, d.max);
+            }
+            score.oursVsVadweb = Math.max(score.oursVsVadweb, distance(ours, vadweb).max);
+            score.cases += 1;
+            score.segments += reference.length;
           }
-          score.oursVsVadweb = Math.max(score.oursVsVadweb, distance(ours, vadweb).max);
-          score.cases += 1;
-          score.segments += reference.length;
         }
       }
+      results.push({ deviceRate, ...score });
     }
-    results.push({ deviceRate, ...score });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
 
-console.log(`segments against the same speech at 16 kHz (${sources.length} sources × 3 leads × 2 upsamplers per device rate)`);
-console.log('device rate | segments | ours Σ|Δ| / max | vad-web Σ|Δ| / max | ratio ours/vad-web (Σ) | max Δ ours vs vad-web');
-let ok = true;
-for (const r of results) {
-  const ratio = r.vadweb.total === 0 ? (r.ours.total === 0 ? 1 : Infinity) : r.ours.total / r.vadweb.total;
-  console.log(
-    `${r.deviceRate} Hz | ${r.segments} | ${r.ours.total} / ${r.ours.max} | ${r.vadweb.total} / ${r.vadweb.max} | ${ratio.toFixed(2)} | ${r.oursVsVadweb}`,
+  report.figures = { byDeviceRate: results };
+  for (const r of results) {
+    // No segment in the reference would make every comparison trivially equal.
+    if (r.segments === 0) report.error(`${kHz(r.deviceRate)}: the 16 kHz reference found no speech segment`);
+    report.goal(`ours-max-${tag(r.deviceRate)}`, { label: `${kHz(r.deviceRate)}: ours, largest |Δ| from the 16 kHz reference (start or end)`, value: r.ours.max, limit: 1, unit: 'frames' });
+    const ratio = report.ratio(`ours-vs-vadweb-${tag(r.deviceRate)}`, {
+      label: `${kHz(r.deviceRate)}: Σ|Δ| from the 16 kHz reference, ours / vad-web's`,
+      subject: ['ours', r.ours.total],
+      reference: ['vad-web', r.vadweb.total],
+      unit: 'frames',
+      digits: 2,
+    });
+    report.goal(`ours-vs-vadweb-${tag(r.deviceRate)}`, { label: `${kHz(r.deviceRate)}: Σ|Δ| from the 16 kHz reference, ours / vad-web's`, value: ratio, limit: 1, unit: '×', digits: 2 });
+  }
+  report.table(
+    `Segment start/end frames against the same speech converted to 16 kHz (${report.settings.sources} sources × ${LEADS.length} leads × ${CUTOFFS.length} upsamplers per device rate)`,
+    ['device rate', 'segments', 'ours Σ|Δ| / max', 'vad-web Σ|Δ| / max', 'ours / vad-web (Σ)', 'max Δ ours vs vad-web'],
+    results.map((r) => [kHz(r.deviceRate), r.segments, `${r.ours.total} / ${r.ours.max}`, `${r.vadweb.total} / ${r.vadweb.max}`, formatNumber(ratioOf(r.ours.total, r.vadweb.total), 2), r.oursVsVadweb]),
   );
-  ok &&= r.ours.max <= 1 && r.ours.total <= r.vadweb.total;
-}
-console.log(ok ? 'ours is within one frame of the 16 kHz reference, and no further from it than vad-web' : 'FAIL: ours strays from the 16 kHz reference');
-process.exitCode = ok ? 0 : 1;
+  for (const row of report.tables[0].rows) console.log(`  ${row.join(' | ')}`);
+});

@@ -16,41 +16,45 @@
  *   app     the real app (vite build --mode standin) live on the stand-in, a hands-free call:
  *           end of speech → send from the app's own session log (bench/voice/app.mjs)
  *
+ * The goals (bench/voice/goals.mjs): main-thread CPU ours / vad-web ≤ 0.1 and no long task
+ * at each rate, VAD CPU per frame < 10 % of a frame at 4×, segments within ±1 frame of vad-web's.
+ *
  *   node bench/voice-pipeline.mjs
- *   env: BENCH_VOICE_SECONDS (30), BENCH_VOICE_IDLE_SECONDS (15), BENCH_VOICE_BOTH_SECONDS (25),
+ *   node bench/voice-pipeline.mjs --quick   shorter phases (BENCH_QUICK=1 too): checks the wiring
+ *   env: BENCH_VOICE_SECONDS (30; quick 10), BENCH_VOICE_IDLE_SECONDS (15; 5), BENCH_VOICE_BOTH_SECONDS (25; 12),
  *        BENCH_VOICE_RATES ("1,4"), BENCH_VOICE_CONTEXT_RATE (unset: the device's rate),
- *        BENCH_VOICE_APP_SECONDS (45), BENCH_VOICE_APP=0 (skip the app)
- * Prints a table, writes bench/results/voice-pipeline.json. Exits non-zero only on a crash.
+ *        BENCH_VOICE_APP_SECONDS (45; 20), BENCH_VOICE_APP=0 (leave the app out: its figures are then not measured)
+ * Prints a table, writes bench/results/voice-pipeline.json (bench/_report.mjs). Exit 1 on a missed
+ * goal, 2 when it could not measure: a build, the stand-in or the app's call that failed is that,
+ * not a skip.
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { tsImport } from 'tsx/esm/api';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { isQuick, runBench } from './_report.mjs';
 import { audioAnchor, compareSegments, eventLag, sendLatency, soloFigures } from './voice/metrics.mjs';
 import { measureApp } from './voice/app.mjs';
+import { judge } from './voice/goals.mjs';
 import { idlePhase, vadPhase } from './voice/phases.mjs';
 import { serveStatic } from './voice/serve.mjs';
 import { printTable } from './voice/table.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'call-two-questions.wav');
-const RESULTS = join(ROOT, 'bench', 'results', 'voice-pipeline.json');
-const env = (name, fallback) => Number(process.env[name] ?? fallback);
-const SECONDS = env('BENCH_VOICE_SECONDS', 30);
-const IDLE_SECONDS = env('BENCH_VOICE_IDLE_SECONDS', 15);
-const BOTH_SECONDS = env('BENCH_VOICE_BOTH_SECONDS', 25);
-const APP_SECONDS = env('BENCH_VOICE_APP_SECONDS', 45);
+const QUICK = isQuick();
+const env = (name, full, quick) => Number(process.env[name] ?? (QUICK ? quick : full));
+const SECONDS = env('BENCH_VOICE_SECONDS', 30, 10);
+const IDLE_SECONDS = env('BENCH_VOICE_IDLE_SECONDS', 15, 5);
+const BOTH_SECONDS = env('BENCH_VOICE_BOTH_SECONDS', 25, 12);
+const APP_SECONDS = env('BENCH_VOICE_APP_SECONDS', 45, 20);
 const RATES = (process.env.BENCH_VOICE_RATES ?? '1,4').split(',').map(Number);
 /** Unset: the device's rate, as in the app. 16000 makes both resamplers pass-through. */
 const CONTEXT_RATE = process.env.BENCH_VOICE_CONTEXT_RATE ? Number(process.env.BENCH_VOICE_CONTEXT_RATE) : undefined;
-
-const { startStandin } = await tsImport('../tests/support/standin.ts', import.meta.url);
-const { CHROMIUM_ARGS } = await tsImport('../playwright.config.ts', import.meta.url);
+const WITH_APP = process.env.BENCH_VOICE_APP !== '0';
 
 function run(args, what) {
   const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
@@ -65,21 +69,19 @@ function build() {
   return dir;
 }
 
-/** The app as the stand-in serves it (npm run build:local); null when it does not build today. */
+/** The app as the stand-in serves it (npm run build:local); throws when it does not build. */
 function buildApp() {
-  if (process.env.BENCH_VOICE_APP === '0') return null;
   const dir = mkdtempSync(join(tmpdir(), 'voice-bench-app-'));
   try {
     run([VITE, 'build', '--mode', 'standin', '--outDir', dir, '--emptyOutDir', '--logLevel', 'error'], 'vite build --mode standin');
     return dir;
   } catch (err) {
-    console.warn(`the app did not build, its end of speech → send is skipped: ${err.message}`);
     rmSync(dir, { recursive: true, force: true });
-    return null;
+    throw err;
   }
 }
 
-async function measureRate(browser, rate, speechHost) {
+async function measureRate(browser, served, rate, speechHost) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const problems = [];
@@ -90,7 +92,7 @@ async function measureRate(browser, rate, speechHost) {
   try {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate });
-    await page.goto(SERVED.url);
+    await page.goto(served.url);
     await page.waitForFunction(() => window.voiceBench !== undefined);
     const { sampleRate } = await page.evaluate((r) => window.voiceBench.open(r), CONTEXT_RATE);
     console.log(`  rate ${rate}×: idle baseline (${IDLE_SECONDS} s)…`);
@@ -140,63 +142,69 @@ async function measureRate(browser, rate, speechHost) {
 
 const round1 = (v) => Number(v.toFixed(1));
 
-/** The real app's end of speech → send at `rate`; a failure is reported, not thrown. */
-async function appFigures(browser, rate) {
-  if (!appDir || !standin) return { skipped: appDir ? 'no stand-in' : 'the app was not built' };
+/** The real app's end of speech → send at `rate`; a failed call is a figure the run could not measure. */
+async function appFigures(browser, report, origin, rate) {
   console.log(`  rate ${rate}×: the app, a hands-free call (${APP_SECONDS} s)…`);
   try {
-    return await measureApp(browser, { origin: standin.url, rate, seconds: APP_SECONDS, root: new URL('..', import.meta.url) });
+    return await measureApp(browser, { origin, rate, seconds: APP_SECONDS, root: new URL('..', import.meta.url) });
   } catch (err) {
-    console.warn(`  the app's call failed: ${err.message}`);
-    return { skipped: `the call failed: ${err.message.split('\n')[0]}` };
+    const reason = err.message.split('\n')[0];
+    report.error(`${rate}×: the app's call failed: ${reason}`);
+    return { error: `the call failed: ${reason}` };
   }
 }
 
-run([join(ROOT, 'scripts', 'make-fixtures.mjs')], 'make-fixtures');
-const dir = build();
-const appDir = buildApp();
-const SERVED = await serveStatic(dir, '/25d/');
-// The stand-in reports healthy only with an app build to serve: the app, else the bench page.
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: appDir ?? dir } }).catch((err) => {
-  console.warn(`stand-in unavailable, end of speech → send is skipped: ${err.message}`);
-  return null;
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${FIXTURE}`],
-});
-const chromiumVersion = browser.version();
-const load = { start: loadavg()[0] };
-const results = [];
-try {
-  for (const rate of RATES) {
-    console.log(`voice pipeline vs vad-web at CPU throttle ${rate}×`);
-    const result = await measureRate(browser, rate, standin ? standin.url.replace(/^http/, 'ws') : undefined);
-    result.app = await appFigures(browser, rate);
-    results.push(result);
-  }
-} finally {
-  load.end = loadavg()[0];
-  await browser.close();
-  await standin?.stop();
-  await SERVED.close();
-  for (const d of [dir, appDir]) if (d) rmSync(d, { recursive: true, force: true });
-}
-
-const report = {
-  date: new Date().toISOString(),
-  chromium: chromiumVersion,
-  machine: { cpus: cpus().length, loadavg1m: load },
-  settings: {
+await runBench('voice-pipeline', { what: 'our worklet → worker VAD vs @ricky0123/vad-web 0.0.31 MicVAD on the same fake-microphone audio', chromium: CHROMIUM_PATH }, async (report) => {
+  report.settings = {
     fixture: 'tests/fixtures/call-two-questions.wav (looped)',
+    rates: RATES,
     seconds: SECONDS,
     idleSeconds: IDLE_SECONDS,
     bothSeconds: BOTH_SECONDS,
-    appSeconds: APP_SECONDS,
-  },
-  rates: results,
-};
-mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
-printTable(report);
-console.log(`\nresults: ${RESULTS.slice(ROOT.length)}`);
+    appSeconds: WITH_APP ? APP_SECONDS : null,
+    contextRate: CONTEXT_RATE ?? 'device',
+  };
+  const rates = [];
+  report.figures = { rates };
+  run([join(ROOT, 'scripts', 'make-fixtures.mjs')], 'make-fixtures');
+  const dir = build();
+  let appDir = null;
+  if (WITH_APP) {
+    try {
+      appDir = buildApp();
+    } catch (err) {
+      report.error(`the app did not build, so its end of speech → send was not measured: ${err.message}`);
+    }
+  } else {
+    report.note('Run with BENCH_VOICE_APP=0: the app\'s end of speech → send was not measured.');
+  }
+  const cleanup = [() => rmSync(dir, { recursive: true, force: true }), () => appDir && rmSync(appDir, { recursive: true, force: true })];
+  try {
+    const served = await serveStatic(dir, '/25d/');
+    cleanup.unshift(() => served.close());
+    // The stand-in reports healthy only with an app build to serve: the app, else the bench page.
+    const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: appDir ?? dir } }).catch((err) => {
+      report.error(`the stand-in did not start, so end of speech → send was not measured: ${err.message}`);
+      return null;
+    });
+    if (standin) cleanup.unshift(() => standin.stop());
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${FIXTURE}`] });
+    cleanup.unshift(() => browser.close());
+    for (const rate of RATES) {
+      console.log(`voice pipeline vs vad-web at CPU throttle ${rate}×`);
+      const result = await measureRate(browser, served, rate, standin ? standin.url.replace(/^http/, 'ws') : undefined);
+      if (!WITH_APP) result.app = null;
+      else if (appDir && standin) result.app = await appFigures(browser, report, standin.url, rate);
+      else result.app = { error: appDir ? 'no stand-in' : 'the app did not build' };
+      rates.push(result);
+    }
+  } catch (err) {
+    // The rates measured before the failure are still judged and written, beside the reason.
+    console.error(err.stack);
+    report.error(err.message.split('\n')[0]);
+  } finally {
+    for (const step of cleanup) await Promise.resolve().then(step).catch((err) => console.error(`cleanup: ${err.message}`));
+  }
+  judge(report, rates);
+  printTable(rates);
+});

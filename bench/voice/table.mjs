@@ -1,10 +1,14 @@
-/** Prints the voice bench's figures, ours beside vad-web's from the same run. */
+/**
+ * The voice bench's figures, ours beside vad-web's from the same run, one table per
+ * throttle rate: printed by the driver, and (without the goal column) the README's table.
+ */
 import { ratio } from './metrics.mjs';
 
 const fmt = (v, unit = '') => (v === null || v === undefined ? '—' : `${v}${unit}`);
 const mark = (ok) => (ok === null ? '' : ok ? 'met' : 'MISSED');
 
-function rowsFor(r) {
+/** Rows of [figure, ours, vad-web, ours/vad-web, goal] for one rate's figures. */
+export function rowsFor(r) {
   const { ours, vadweb } = r;
   const pf = (x) => x.perFrame;
   const oursP95Pct = pf(ours).atRateP95PctOfFrame;
@@ -47,16 +51,23 @@ function rowsFor(r) {
     ['speechEnd on main thread after its audio, ms', `${fmt(r.eventLagMs.ours.medianMs)} (max ${fmt(r.eventLagMs.ours.maxMs)})`, `${fmt(r.eventLagMs.vadweb.medianMs)} (max ${fmt(r.eventLagMs.vadweb.maxMs)})`, '', ''],
     eos
       ? ['end of speech → send, ms (median, max)', `${fmt(eos.ours.medianMs)} (${fmt(eos.ours.maxMs)}) n=${eos.ours.sentences}`, `${fmt(eos.vadweb.medianMs)} (${fmt(eos.vadweb.maxMs)}) n=${eos.vadweb.sentences}`, fmt(ratio(eos.ours.medianMs, eos.vadweb.medianMs)), '']
-      : ['end of speech → send', 'skipped (no stand-in)', '', '', ''],
-    r.app?.skipped
-      ? ['  in the app (session log)', `skipped: ${r.app.skipped}`, '', '', '']
-      : ['  in the app (session log), ms', `${fmt(r.app?.medianMs)} (${fmt(r.app?.maxMs)}) n=${r.app?.sentences}`, 'n/a', '', ''],
+      : ['end of speech → send', 'not measured (no stand-in)', '', '', ''],
+    appRow(r.app),
   ];
 }
 
-export function printTable(report) {
-  const header = ['figure', 'ours', 'vad-web', 'ours/vad-web', 'goal'];
-  for (const r of report.rates) {
+/** The real app's end of speech → send: null when not asked for (BENCH_VOICE_APP=0), `error` when it failed. */
+function appRow(app) {
+  if (!app) return ['  in the app (session log)', 'not measured (BENCH_VOICE_APP=0)', '', '', ''];
+  if (app.error) return ['  in the app (session log)', `could not measure: ${app.error}`, '', '', ''];
+  return ['  in the app (session log), ms (median, max)', `${fmt(app.medianMs)} (${fmt(app.maxMs)}) n=${app.sentences}`, 'n/a', '', ''];
+}
+
+export const HEADER = ['figure', 'ours', 'vad-web', 'ours/vad-web', 'goal'];
+
+export function printTable(rates) {
+  const header = HEADER;
+  for (const r of rates) {
     const rows = [header, ...rowsFor(r).filter(Boolean)];
     const widths = header.map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)));
     console.log(`\nCPU throttle ${r.rate}×, ${r.sampleRate} Hz context (idle main thread ${r.idle.mainMsPerMin.cpu} ms CPU per min, subtracted)`);
@@ -66,5 +77,4 @@ export function printTable(report) {
     }
     for (const p of r.problems) console.log(`  ! ${p}`);
   }
-  console.log(`\nmachine: ${report.machine.cpus} CPUs, load ${report.machine.loadavg1m.start.toFixed(1)} → ${report.machine.loadavg1m.end.toFixed(1)}`);
 }
