@@ -6,6 +6,7 @@
 
 /** A random (v4) UUID: crypto.randomUUID where present, else one made from crypto.getRandomValues. */
 export function randomUUID(): string {
+  // eslint-disable-next-line no-restricted-syntax -- the one place that may use it
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40; // version 4
@@ -18,4 +19,9 @@ export function randomUUID(): string {
 export function throwIfAborted(signal: AbortSignal | undefined, message = 'aborted'): void {
   if (!signal?.aborted) return;
   throw (signal.reason as unknown) ?? new DOMException(message, 'AbortError');
+}
+
+/** The last element of a list (Array.prototype.at(-1), which iOS Safari gained only in 15.4). */
+export function lastOf<T>(list: readonly T[]): T | undefined {
+  return list[list.length - 1];
 }

@@ -15,6 +15,7 @@ import {
   type VadThresholds,
   type VadWorkerApi,
 } from './protocol.ts';
+import { throwIfAborted } from '../services/compat.ts';
 
 /** Copied into public/ by scripts/copy-model.mjs (checked by sha256), served under the base path. */
 export const DEFAULT_MODEL_URL = `${import.meta.env.BASE_URL}models/silero_vad_legacy.onnx`;
@@ -78,7 +79,7 @@ export function rejectOn(target: Pick<EventTarget, 'addEventListener'>, type: st
 
 export function createVad(options: CreateVadOptions = {}): VadClient {
   const { createWorker = startWorker, signal, ...init } = options;
-  signal?.throwIfAborted();
+  throwIfAborted(signal);
   const worker = createWorker();
   const remote = Comlink.wrap<VadWorkerApi>(worker);
   const listeners = new Map<VadEventType, Set<(event: VadEvent) => void>>();

@@ -109,12 +109,13 @@ test('a user service that cannot be reached: a network message with Retry, the s
   await expect(retryButton(page)).toHaveCount(0);
 });
 
-test('a browser without crypto.randomUUID and AbortSignal.throwIfAborted: a first visit boots, chats and starts a call', async ({ page }) => {
-  // iOS Safari before 15.4 and older in-app WebViews lack both; so does any page outside a
-  // secure context (crypto.randomUUID).
+test('a browser without crypto.randomUUID, AbortSignal.throwIfAborted and Array.prototype.at: a first visit boots, chats and starts a call', async ({ page }) => {
+  // iOS Safari before 15.4 and older in-app WebViews lack all three; any page outside a
+  // secure context lacks crypto.randomUUID.
   await page.addInitScript(() => {
     Reflect.deleteProperty(Crypto.prototype, 'randomUUID');
     Reflect.deleteProperty(AbortSignal.prototype, 'throwIfAborted');
+    Reflect.deleteProperty(Array.prototype, 'at');
   });
   await openHome(page);
   expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe('undefined');

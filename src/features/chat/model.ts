@@ -5,6 +5,7 @@
  * a message is cleaned before it is sent again.
  */
 import type { TtsMessage } from '../signaling/protocol.ts';
+import { lastOf } from '../../services/compat.ts';
 
 export interface RelatedQuestion {
   content: string;
@@ -108,7 +109,7 @@ const SPACE = /\s/u;
  */
 function separator(before: string, after: string): string {
   if (before === '' || after === '') return '';
-  const last = before.at(-1)!;
+  const last = before[before.length - 1]!;
   const first = after[0]!;
   return SPACE.test(last) || SPACE.test(first) || UNSPACED.test(last) || UNSPACED.test(first) ? '' : ' ';
 }
@@ -191,12 +192,12 @@ export function toBlocks(parts: readonly ChatPart[]): Block[] {
       case 'text':
         if (text) texts.get(text)!.push(part.content);
         else if (add({ kind: 'text', key: `t${i}`, text: '' })) {
-          text = blocks.at(-1) as TextBlock;
+          text = lastOf(blocks) as TextBlock;
           texts.set(text, [part.content]);
         }
         break;
       case 'image':
-        if (!gallery && add({ kind: 'gallery', key: `g${i}`, images: [] })) gallery = blocks.at(-1) as GalleryBlock;
+        if (!gallery && add({ kind: 'gallery', key: `g${i}`, images: [] })) gallery = lastOf(blocks) as GalleryBlock;
         gallery?.images.push({ url: part.content, index: gallery.images.length + 1 });
         break;
       case 'video':

@@ -1,6 +1,7 @@
 import { createSelector } from '@reduxjs/toolkit';
 import { initialChatState, type ChatState } from './chatSlice.ts';
 import { messageText, type ChatMessage } from './model.ts';
+import { lastOf } from '../../services/compat.ts';
 
 /**
  * A store without the chat slice (a component test of another feature, an old
@@ -36,7 +37,7 @@ export const selectLastVisitorKey = (root: WithChat): string | null => {
 };
 
 /** The newest message's key: the log follows new messages while the visitor is at the bottom. */
-export const selectNewestKey = (root: WithChat): string | null => selectMessages(root).at(-1)?.key ?? null;
+export const selectNewestKey = (root: WithChat): string | null => lastOf(selectMessages(root))?.key ?? null;
 
 /** How many of the newest assistant messages count as what the avatar has just said. */
 const RECENT_REPLIES = 2;

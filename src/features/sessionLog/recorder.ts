@@ -15,6 +15,7 @@ import { isQuotaError, parseStored, serializeEntry, serializeStored, STORAGE_KEY
 import { createRedactor, type Redactor } from './redact.ts';
 import { Ring } from './ring.ts';
 import type { ExternalKind, LogEntry, RecordedAction } from './types.ts';
+import { lastOf } from '../../services/compat.ts';
 
 const log = createLogger('sessionLog');
 
@@ -132,7 +133,7 @@ export function createRecorder(options: RecorderOptions = {}): SessionRecorder {
     base = stored.base ?? undefined;
     nextSeq = stored.nextSeq;
     for (const entry of stored.entries) append(entry);
-    lastT = stored.entries.at(-1)?.t ?? 0;
+    lastT = lastOf(stored.entries)?.t ?? 0;
   }
   // Continue the restored timeline: wall-clock time since startedAt, then the monotonic clock.
   const offset = wallClock() - startedAt - now();
