@@ -24,6 +24,17 @@ describe('isEchoOf', () => {
   it('takes a different question, even one that shares a few words, as the visitor speaking', () => {
     expect(isEchoOf('what are your opening hours', [REPLY])).toBe(false);
     expect(isEchoOf('tell me about the discount at the store', [REPLY])).toBe(false);
+    // Most of its words are the reply's, in another order: a follow-up question, not echo.
+    expect(isEchoOf('where is the nearest store', [REPLY])).toBe(false);
+  });
+
+  it('takes one word the avatar said as echo, and one it did not as the visitor', () => {
+    expect(isEchoOf('Harbour', [REPLY])).toBe(true);
+    expect(isEchoOf('stop', [REPLY])).toBe(false);
+  });
+
+  it('does not join the end of one reply to the start of the next', () => {
+    expect(isEchoOf('road hello', ['At one Harbour Road.', 'Hello there.'])).toBe(false);
   });
 
   it('judges Chinese by characters', () => {
