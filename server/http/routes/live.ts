@@ -34,6 +34,15 @@ export function liveRoutes(deps: LiveDeps): Route[] {
   const { rooms, log } = deps;
   const startError = (errmsg: string) => ({ status: 'error', errmsg });
   const stopError = (code: number, msg: string) => ({ data: { code, msg } });
+  /** Holds an answer for a fault; false when the client gave up (or the stand-in closes) meanwhile. */
+  const hold = async (ms: number, signal: AbortSignal): Promise<boolean> => {
+    try {
+      await sleep(ms, undefined, { signal: AbortSignal.any([signal, deps.shutdown]) });
+      return true;
+    } catch {
+      return false;
+    }
+  };
 
   return [
     {
@@ -67,14 +76,10 @@ export function liveRoutes(deps: LiveDeps): Route[] {
         if (hasFault('start-live-error')) return { status: 200, json: startError('no avatar available') };
         const shape = (msg: string) => startError(msg);
         const init = { appId: field(body, 'app_id', shape), uid: field(body, 'uid', shape), deviceId: field(body, 'device_id', shape) };
-        if (hasFault('start-live-slow')) {
-          try {
-            await sleep(deps.slowStartMs, undefined, { signal: AbortSignal.any([signal, deps.shutdown]) });
-          } catch {
-            // No room was made yet, so nothing leaks when the client gives up.
-            log.info('start_live abandoned while held by the start-live-slow fault', { uid: init.uid });
-            return null;
-          }
+        if (hasFault('start-live-slow') && !(await hold(deps.slowStartMs, signal))) {
+          // No room was made yet, so nothing leaks when the client gives up.
+          log.info('start_live abandoned while held by the start-live-slow fault', { uid: init.uid });
+          return null;
         }
         let room;
         try {
@@ -87,16 +92,12 @@ export function liveRoutes(deps: LiveDeps): Route[] {
           log.warn('start_live refused: every avatar is busy', { rooms: rooms.size });
           return { status: 200, json: startError('no avatar available') };
         }
-        if (hasFault('start-live-late')) {
-          // The room exists from here on, as on the real service; only the answer is late.
-          // A client that gives up on the request never learns the id: the room is left
-          // to the idle reclaim.
-          try {
-            await sleep(deps.lateStartMs, undefined, { signal: AbortSignal.any([signal, deps.shutdown]) });
-          } catch {
-            log.info('start_live abandoned by the client while held by the start-live-late fault', { roomId: room.id });
-            return null;
-          }
+        // The room exists from here on, as on the real service; only the answer is late. A
+        // client that gives up on the request never learns the id: the room is left to the
+        // idle reclaim.
+        if (hasFault('start-live-late') && !(await hold(deps.lateStartMs, signal))) {
+          log.info('start_live abandoned by the client while held by the start-live-late fault', { roomId: room.id });
+          return null;
         }
         return { status: 200, json: { status: 'success', room_id: room.id, system_type: 'standin' } };
       },
