@@ -10,6 +10,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { alertBox, endButton, expectLive, expectPreSession, openHome, startButton, text } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { snap } from './support/screenshots.ts';
 import { clearEvents, events, startedRooms, stoppedRooms } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
@@ -85,6 +86,7 @@ test.describe('sound held back by the browser (a start without a gesture)', () =
     await startWithoutGesture(page);
     await expect(alertBox(page)).toContainText(text('en', 'error.soundBlocked'), { timeout: 30_000 });
     expect(await page.evaluate(() => window.__webkitAutoplay!.refused)).toBeGreaterThan(0);
+    await snap(page, 'sound-blocked-390x844');
     await tapToPlay(page).click();
     await expectLive(page);
     await expect.poll(() => avatarAudioPlaying(page)).toBe(true);

@@ -19,6 +19,7 @@ import {
   toast,
 } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { snap } from './support/screenshots.ts';
 import { clearEvents, events, httpIn, roomIds, setFaults } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
@@ -98,6 +99,7 @@ test('a user service that cannot be reached: a network message with Retry, the s
   await page.reload();
   await expect(retryButton(page)).toBeVisible({ timeout: 15_000 });
   await expect(alertBox(page)).toContainText(text('en', 'account.unreachable'));
+  await snap(page, 'account-unreachable-390x844');
   // The client's own retries came first: three attempts in all.
   expect(httpIn(await events(request), '/ue/userinfo')).toHaveLength(3);
   await expect(toast(page, text('en', 'error.invalidUser'))).toHaveCount(0);
