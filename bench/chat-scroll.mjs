@@ -170,18 +170,23 @@ async function measureScroll(chat) {
   };
 }
 
-/** Sends `count` parts for one msg_id (plus one 100 KB text) and measures the longest main-thread task until all are shown. */
-async function measureFlood(chat, count) {
+/**
+ * Sends `count` parts for one msg_id (plus one 100 KB text) and measures the longest
+ * main-thread task until all are shown. `round` keeps each round's message and its last
+ * suggestion apart from the earlier rounds' still in the log.
+ */
+async function measureFlood(chat, count, round) {
   const { page } = chat;
   await page.evaluate(() => {
     const w = /** @type {any} */ (window);
+    w.__observer?.disconnect();
     w.__longest = 0;
     w.__observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) w.__longest = Math.max(w.__longest, entry.duration);
     });
     w.__observer.observe({ type: 'longtask', buffered: false });
   });
-  const id = `bench-flood-${count}`;
+  const id = `bench-flood-${count}-${round}`;
   // The page's script time, not only the wall time: at 4× the bench's own relay of each
   // frame into the page (Playwright's routeWebSocket, one CDP round trip a frame) dominates
   // the wall time, while the script time is mostly the app handling the frames.
@@ -193,7 +198,7 @@ async function measureFlood(chat, count) {
   chat.send({ msg_type: 'tts', msg_id: id, text: 'x'.repeat(100_000) });
   for (let i = 1; i < count - 1; i += 1) chat.send({ msg_type: 'tts', msg_id: id, text: `part ${i}` });
   // The last part is a suggestion: a long text is shown collapsed, so its end never appears.
-  const done = `flood ${count} done`;
+  const done = `flood ${count} round ${round} done`;
   chat.send({ msg_type: 'tts', msg_id: id, related_qa: [done] });
   await page.getByRole('button', { name: done }).waitFor({ timeout: 300_000 });
   const elapsedMs = Date.now() - started;
@@ -221,6 +226,13 @@ function summarize(samples) {
   };
 }
 
+/** The median of each flood figure over the rounds, with every round's own figures. */
+function summarizeFloods(rounds) {
+  if (rounds.length === 0) return null;
+  const pick = (key) => median(rounds.map((flood) => flood[key]));
+  return { parts: rounds[0].parts, rounds: rounds.length, elapsedMs: pick('elapsedMs'), scriptMs: pick('scriptMs'), longestTaskMs: pick('longestTaskMs'), each: rounds };
+}
+
 async function throttled(chat, fn) {
   await chat.cdp.send('Emulation.setCPUThrottlingRate', { rate: RATE });
   try {
@@ -246,11 +258,16 @@ async function compare(browser, origin) {
       samples.reference.push(await throttled(reference, () => measureScroll(reference)));
       samples.subject.push(await throttled(subject, () => measureScroll(subject)));
     }
-    const floodRef = FLOOD ? await throttled(reference, () => measureFlood(reference, REFERENCE_PARTS)) : null;
-    const floodSub = FLOOD ? await throttled(subject, () => measureFlood(subject, PARTS)) : null;
+    // The floods alternate for ROUNDS rounds too: a longest task is one sample's maximum,
+    // so a single flood each made the ratio of two maxima swing with the machine's load.
+    const floods = { reference: [], subject: [] };
+    for (let round = 0; FLOOD && round < ROUNDS; round += 1) {
+      floods.reference.push(await throttled(reference, () => measureFlood(reference, REFERENCE_PARTS, round)));
+      floods.subject.push(await throttled(subject, () => measureFlood(subject, PARTS, round)));
+    }
     return {
-      reference: { messages: REFERENCE, scroll: summarize(samples.reference), flood: floodRef },
-      subject: { messages: MESSAGES, scroll: summarize(samples.subject), flood: floodSub },
+      reference: { messages: REFERENCE, scroll: summarize(samples.reference), flood: summarizeFloods(floods.reference) },
+      subject: { messages: MESSAGES, scroll: summarize(samples.subject), flood: summarizeFloods(floods.subject) },
     };
   } finally {
     await reference.context.close();
@@ -311,7 +328,7 @@ await runBench('chat-scroll', { what: `scrolling a long chat log with images, an
   } else {
     report.note('Run with --no-flood: the flood and its goals were not measured.');
   }
-  report.table(`${RATE}× CPU throttle, 390×844, median of ${ROUNDS} alternating rounds`, ['figure', `${MESSAGES} messages with images`, `reference: ${REFERENCE} messages`, 'ratio'], rows);
+  report.table(`${RATE}× CPU throttle, 390×844, median of ${ROUNDS} alternating rounds (scrolling and floods)`, ['figure', `${MESSAGES} messages with images`, `reference: ${REFERENCE} messages`, 'ratio'], rows);
 
   if (opts.json) console.log(JSON.stringify(report.figures, null, 2));
   else {
