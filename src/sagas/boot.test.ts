@@ -34,6 +34,25 @@ describe('boot', () => {
     expect(h.state().account.deviceId).toBe('H5123e4567e89b12d3a456426614174000');
   });
 
+  it('stores the account without its speech key, which stays in memory only', async () => {
+    vi.useFakeTimers();
+    h = setupSagas({}, (f) =>
+      f.account.fetchUserInfo.mockResolvedValue({ valid: true, raw: { uid: 'demo', title: 'x', AsrList: { app_key: 'k', region: 'r' } }, info: DEMO_INFO }),
+    );
+    await h.flush();
+    expect(JSON.parse(h.storage.dump().userInfo!)).toEqual({ uid: 'demo', title: 'x' });
+    expect(h.state().account.info).toEqual(DEMO_INFO);
+  });
+
+  it('cleans the speech key out of a userInfo an older version stored, even when the service cannot be reached', async () => {
+    vi.useFakeTimers();
+    h = setupSagas({ storage: { userInfo: JSON.stringify({ uid: 'demo', asrList: [{ app_key: 'k', region: 'r' }], a: 1 }) } }, (f) =>
+      f.account.fetchUserInfo.mockRejectedValue(new HttpError('network', 'Failed to fetch')),
+    );
+    await h.flush();
+    expect(JSON.parse(h.storage.dump().userInfo!)).toEqual({ uid: 'demo', a: 1 });
+  });
+
   it('keeps the device id created on an earlier visit', async () => {
     await boot({ storage: { 'login-deviceId': 'H5abc' } });
     expect(h.state().account.deviceId).toBe('H5abc');

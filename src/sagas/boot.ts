@@ -8,7 +8,7 @@ import { accountLoaded, accountRejected, accountRetryRequested, accountUnreachab
 import { isLang, langChosen, langInitialized, type Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { toastShown } from '../features/notices/noticesSlice.ts';
-import type { UserInfoResult } from '../services/account.ts';
+import { scrubbedUserInfo, storableUserInfo, type UserInfoResult } from '../services/account.ts';
 import { HttpError } from '../services/http.ts';
 import { createLogger } from '../services/logger.ts';
 import type { PlatformService } from '../services/platform.ts';
@@ -103,7 +103,7 @@ function* loadAccount(userId: string) {
       continue;
     }
     if (fetched.result.valid) {
-      storage.set(STORAGE_KEYS.userInfo, JSON.stringify(fetched.result.raw));
+      storage.set(STORAGE_KEYS.userInfo, JSON.stringify(storableUserInfo(fetched.result.raw)));
       yield* put(accountLoaded(fetched.result.info));
       return;
     }
@@ -119,6 +119,9 @@ export function* boot() {
   const { platform, storage } = yield* services();
   const route = parseRoute(platform.location());
   const deviceId = ensureDeviceId(storage, platform);
+  // An older version stored the speech key with the account: it stays in memory only now.
+  const scrubbed = scrubbedUserInfo(storage.get(STORAGE_KEYS.userInfo));
+  if (scrubbed !== null) storage.set(STORAGE_KEYS.userInfo, scrubbed);
   const lang = pickInitialLang(storage.get(STORAGE_KEYS.lang), platform.languages());
   storage.set(STORAGE_KEYS.lang, lang);
   yield* put(langInitialized(lang));

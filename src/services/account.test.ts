@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createAccountService, parseUserInfoResponse, toAccountInfo } from './account.ts';
+import { createAccountService, parseUserInfoResponse, scrubbedUserInfo, storableUserInfo, toAccountInfo } from './account.ts';
 import type { HttpClient } from './http.ts';
 
 describe('parseUserInfoResponse', () => {
@@ -61,5 +61,19 @@ describe('account service', () => {
     const service = createAccountService(http as unknown as HttpClient, { userServiceUrl: 'https://u.example', version: '1.0.0' });
     await expect(service.fetchUserInfo('demo')).resolves.toMatchObject({ valid: true });
     expect(http.postForm).toHaveBeenCalledWith('https://u.example/ue/userinfo', { uid: 'demo', version: '1.0.0' }, { signal: undefined });
+  });
+});
+
+describe('what of the account is kept on the device', () => {
+  it('storableUserInfo keeps everything but the speech settings, under either spelling', () => {
+    expect(storableUserInfo({ uid: 'demo', AsrList: { app_key: 'k', region: 'r' }, asrList: [], title: 't' })).toEqual({ uid: 'demo', title: 't' });
+  });
+
+  it('scrubbedUserInfo rewrites a stored userInfo that holds the speech key, and leaves everything else alone', () => {
+    expect(JSON.parse(scrubbedUserInfo(JSON.stringify({ uid: 'demo', AsrList: { app_key: 'k' } }))!)).toEqual({ uid: 'demo' });
+    expect(scrubbedUserInfo(JSON.stringify({ uid: 'demo' }))).toBeNull();
+    expect(scrubbedUserInfo('not json')).toBeNull();
+    expect(scrubbedUserInfo('[1,2]')).toBeNull();
+    expect(scrubbedUserInfo(null)).toBeNull();
   });
 });

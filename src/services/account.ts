@@ -1,7 +1,8 @@
 /**
  * POST {userService}/ue/userinfo (form-encoded uid, version) and the mapping of
- * its `data` to the few fields the client reads. The whole `data` object is kept
- * as received (stored as `userInfo`); only AccountInfo enters the store.
+ * its `data` to the few fields the client reads. The `data` object is stored as
+ * `userInfo` without its speech settings (storableUserInfo); only AccountInfo enters
+ * the store.
  */
 import type { AccountInfo } from '../features/account/accountSlice.ts';
 import { isNonEmptyString, isObject, numberField, objectField, safeHttpUrl, stringField, type JsonObject } from './guards.ts';
@@ -68,6 +69,30 @@ export function toAccountInfo(data: JsonObject): AccountInfo {
     background: backgroundOf(data),
     asr: asrOf(data),
   };
+}
+
+/** The account's speech settings (AsrList: the speech key and region), under either spelling. */
+const SPEECH_FIELDS = ['AsrList', 'asrList'];
+
+/**
+ * What of the account may be kept on the device: everything but the speech key. The
+ * specification reads AsrList and stores the rest; the key stays in memory only.
+ */
+export function storableUserInfo(data: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !SPEECH_FIELDS.includes(key)));
+}
+
+/** A stored userInfo with the speech key in it (written by an older version), or null. */
+export function scrubbedUserInfo(stored: string | null): string | null {
+  if (stored === null) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  if (!isObject(parsed) || !SPEECH_FIELDS.some((key) => key in parsed)) return null;
+  return JSON.stringify(storableUserInfo(parsed));
 }
 
 export function parseUserInfoResponse(body: unknown): UserInfoResult {

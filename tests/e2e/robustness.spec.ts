@@ -93,6 +93,9 @@ test('a user service that cannot be reached: a network message with Retry, the s
   await openHome(page);
   const stored = await page.evaluate(() => window.localStorage.getItem('userInfo'));
   expect(stored).not.toBeNull();
+  // The account is kept on the device, its speech key is not (in memory only).
+  expect(JSON.parse(stored!)).toHaveProperty('title');
+  expect(JSON.parse(stored!)).not.toHaveProperty('AsrList');
 
   await setFaults(request, 'userinfo-error');
   await clearEvents(request);
