@@ -52,13 +52,20 @@ describe('chat slice: replies', () => {
     });
   });
 
-  it('shows a thinking message from nlp_ready until content arrives', () => {
+  it('a reply is a thinking message from nlp_ready until its second part (spec: fewer than two parts show the dots)', () => {
     let state = reduce(cmd('nlp_ready', 'r1'));
     expect(all(state)[0]).toMatchObject({ type: 'thinking', status: 'thinking', msgArr: [] });
     state = chatSlice.reducer(state, cmd('nlp_running', 'r1'));
     expect(all(state)[0]).toMatchObject({ type: 'thinking', status: 'speaking' });
     state = chatSlice.reducer(state, tts('r1', { text: 'Hi' }));
+    expect(all(state)[0]).toMatchObject({ type: 'thinking', status: 'speaking', msgArr: [{ type: 'text', content: 'Hi' }] });
+    state = chatSlice.reducer(state, tts('r1', { text: 'there' }));
     expect(all(state)[0]).toMatchObject({ type: 'text', status: 'speaking' });
+  });
+
+  it('a one-part reply stops thinking when it ends, done or interrupted', () => {
+    expect(all(reduce(cmd('nlp_ready', 'r1'), tts('r1', { text: 'Hi' }), cmd('nlp_end', 'r1')))[0]).toMatchObject({ type: 'text', status: 'done' });
+    expect(all(reduce(tts('r1', { text: 'Hi' }), sendRequested({ type: 'break' })))[0]).toMatchObject({ type: 'text', status: 'interrupted' });
   });
 
   it('creates the reply on its first part when nlp_ready never came', () => {
@@ -67,7 +74,8 @@ describe('chat slice: replies', () => {
   });
 
   it('a reply of suggestions only is a questionPrompt', () => {
-    expect(all(reduce(tts('r1', { related_qa: ['a', 'b'] })))[0]).toMatchObject({ type: 'questionPrompt', messageType: 'relatedQa' });
+    expect(all(reduce(tts('r1', { related_qa: ['a', 'b'] }), cmd('nlp_end', 'r1')))[0]).toMatchObject({ type: 'questionPrompt', messageType: 'relatedQa' });
+    expect(all(reduce(tts('r1', { related_qa: ['a'] }), tts('r1', { related_qa: ['b'] })))[0]).toMatchObject({ type: 'questionPrompt' });
   });
 
   it('a reply that ends without content is done and empty', () => {

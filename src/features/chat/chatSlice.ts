@@ -99,15 +99,26 @@ function appendParts(state: Draft, frame: TtsMessage): void {
   }
   if (added.length === 0) return;
   reply.msgArr.push(...added);
-  reply.type = onlySuggestions && added.every((p) => p.type === 'relatedQa') ? 'questionPrompt' : 'text';
+  const kind = onlySuggestions && added.every((p) => p.type === 'relatedQa') ? 'questionPrompt' : 'text';
+  // Spec section 2: a 'thinking' message with fewer than two parts shows three dots. A reply
+  // in progress stays 'thinking' until its second part comes, or it ends (settleType).
+  const inProgress = reply.status === 'thinking' || reply.status === 'speaking';
+  reply.type = inProgress && reply.msgArr.length < 2 ? 'thinking' : kind;
   if (had === 0) reply.messageType = messageTypeOf(added[0]);
   if (reply.status === 'thinking') reply.status = 'speaking';
+}
+
+/** A reply that ended (done or interrupted) with a part or more is no longer thinking. */
+function settleType(reply: ChatMessage): void {
+  if (reply.type !== 'thinking' || reply.msgArr.length === 0) return;
+  reply.type = reply.msgArr.every((p) => p.type === 'relatedQa') ? 'questionPrompt' : 'text';
 }
 
 function interruptReplies(state: Draft): void {
   base(state.messages).forEach((message, i) => {
     if (!message.fromMe && (message.status === 'thinking' || message.status === 'speaking')) {
       state.messages[i]!.status = 'interrupted';
+      settleType(state.messages[i]!);
     }
   });
 }
@@ -142,6 +153,7 @@ function receive(state: Draft, message: ServerMessage): void {
       if (!reply) return;
       if (message.command === 'nlp_running' && reply.status === 'thinking') reply.status = 'speaking';
       if (message.command === 'nlp_end' && reply.status !== 'interrupted') reply.status = message.interrupted ? 'interrupted' : 'done';
+      if (message.command === 'nlp_end') settleType(reply);
       return;
     }
     default:

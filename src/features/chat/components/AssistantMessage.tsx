@@ -28,7 +28,8 @@ export function AssistantMessage({ message }: { message: ChatMessage }) {
       <span className="visually-hidden">{intl.formatMessage(chatMessages.assistant)}</span>
       {(dots || hasContent || status) && (
         <div className="bubble bubble--ai">
-          {dots ? <ThinkingDots /> : <MessageBody message={message} only="content" />}
+          {hasContent && <MessageBody message={message} only="content" />}
+          {dots && <ThinkingDots />}
           {status && (
             <p className={`msg__status${hasContent ? '' : ' msg__status--alone'}`}>{intl.formatMessage(status)}</p>
           )}
