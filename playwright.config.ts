@@ -27,7 +27,7 @@ export default defineConfig({
   fullyParallel: false,
   // Faults are global to the one stand-in, so tests run one at a time; the machine has 2 cores.
   workers: 1,
-  // No retries: a test that fails once has failed (a retry that passes would hide it).
+  // A test that fails once has failed: no retry, which would hide it by passing.
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
