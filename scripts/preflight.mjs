@@ -26,6 +26,11 @@ const TEST_PACKAGES = [
   // An audio output device for the browsers under test (a null sink), and pactl to set it up.
   { pkg: 'pulseaudio', bin: 'pulseaudio' },
   { pkg: 'pulseaudio-utils', bin: 'pactl' },
+  // The engine lanes (tests/engines): Firefox over WebDriver BiDi, and WebKitGTK's
+  // WebDriver with MiniBrowser under a virtual X server.
+  { pkg: 'firefox-esr', bin: 'firefox-esr' },
+  { pkg: 'webkit2gtk-driver', bin: 'WebKitWebDriver' },
+  { pkg: 'xvfb', bin: 'xvfb-run' },
 ];
 
 function say(message) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every check in order and prints one closing line `N passed, N failed`, summed over
 // every runner: the type check and lint count as one check each, then every vitest test,
-// then every Playwright test. Exits non-zero on any failure.
+// every Playwright test (Chromium), and every test of the Firefox and WebKit lanes. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,7 +58,8 @@ if (vitest) {
   failed += 1;
 }
 
-// Playwright end-to-end tests run against the app built for the `local` environment.
+// Playwright end-to-end tests (and the engine lanes after them) run against the app built
+// for the `local` environment.
 const buildOk = step('build (local environment)', bin('vite'), ['build', '--mode', 'standin', '--logLevel', 'warn']);
 if (!buildOk) {
   failed += 1;
@@ -82,6 +83,30 @@ if (!buildOk) {
   }
 }
 
-if (skipped) process.stdout.write(`\n${skipped} skipped end-to-end test(s) counted as failed\n`);
+// The engine lanes (tests/engines): the same app and stand-in in Firefox (and WebKit),
+// driven over WebDriver; vitest runs them, one browser at a time.
+if (buildOk) {
+  const lanesJson = join(reports, 'engines.json');
+  const lanesOk = step('engine lanes (Firefox, WebKit)', bin('vitest'), [
+    'run',
+    '--config',
+    'tests/engines/vitest.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${lanesJson}`,
+  ]);
+  const lanes = readJson(lanesJson);
+  if (lanes) {
+    passed += lanes.numPassedTests;
+    failed += lanes.numFailedTests + lanes.numPendingTests + lanes.numTodoTests;
+    skipped += lanes.numPendingTests;
+    failed += (lanes.testResults ?? []).filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length;
+    if (!lanesOk && lanes.numFailedTests === 0) failed += 1;
+  } else {
+    failed += 1;
+  }
+}
+
+if (skipped) process.stdout.write(`\n${skipped} skipped end-to-end or lane test(s) counted as failed\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 ? 0 : 1);

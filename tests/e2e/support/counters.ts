@@ -32,8 +32,8 @@ declare global {
   }
 }
 
-/** Runs in the page before any of its scripts. */
-function instrument(): void {
+/** Runs in the page before any of its scripts (exported for the engine lanes' drivers). */
+export function instrumentCounters(): void {
   const registry: Registry = { pcs: [], sockets: [], socketTimes: [] };
   Object.defineProperty(window, '__counters', { value: registry, enumerable: false });
 
@@ -58,19 +58,22 @@ function instrument(): void {
 }
 
 export async function installCounters(page: Page): Promise<void> {
-  await page.addInitScript(instrument);
+  await page.addInitScript(instrumentCounters);
 }
 
 export async function liveCounts(page: Page): Promise<LiveCounts> {
-  return page.evaluate(() => {
-    const registry = window.__counters;
-    if (!registry) throw new Error('installCounters() was not called before the page loaded');
-    return {
-      pcCreated: registry.pcs.length,
-      pcOpen: registry.pcs.filter((pc) => pc.signalingState !== 'closed').length,
-      socketsCreated: registry.sockets.length,
-      socketTimes: [...registry.socketTimes],
-      socketsOpen: registry.sockets.filter((ws) => ws.readyState !== WebSocket.CLOSED).length,
-    };
-  });
+  return page.evaluate(readLiveCounts);
+}
+
+/** Runs in the page: the counts so far. */
+export function readLiveCounts(): LiveCounts {
+  const registry = window.__counters;
+  if (!registry) throw new Error('installCounters() was not called before the page loaded');
+  return {
+    pcCreated: registry.pcs.length,
+    pcOpen: registry.pcs.filter((pc) => pc.signalingState !== 'closed').length,
+    socketsCreated: registry.sockets.length,
+    socketTimes: [...registry.socketTimes],
+    socketsOpen: registry.sockets.filter((ws) => ws.readyState !== WebSocket.CLOSED).length,
+  };
 }

@@ -1,8 +1,42 @@
 /**
  * A small client for the stand-in's control endpoints (CONTRACT.md section 4)
- * and the read-only SRS streams API, for the session tests.
+ * and the read-only SRS streams API, for the session tests and the engine lanes.
+ * It takes Playwright's `request` fixture or, outside Playwright, `fetchRequester`.
  */
-import { expect, type APIRequestContext } from '@playwright/test';
+
+/** What this client needs of an HTTP client: Playwright's APIRequestContext has it. */
+export interface Requester {
+  get(url: string): Promise<Answer>;
+  post(url: string, options?: { data?: unknown }): Promise<Answer>;
+  delete(url: string): Promise<Answer>;
+}
+
+interface Answer {
+  status(): number;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/** A Requester on fetch, against the stand-in at `origin`. */
+export function fetchRequester(origin: string): Requester {
+  const call = async (method: string, url: string, data?: unknown): Promise<Answer> => {
+    const response = await fetch(origin + url, {
+      method,
+      ...(data === undefined ? {} : { body: JSON.stringify(data), headers: { 'content-type': 'application/json' } }),
+    });
+    const body = await response.text();
+    return { status: () => response.status, text: async () => body, json: async () => JSON.parse(body) as unknown };
+  };
+  return {
+    get: (url) => call('GET', url),
+    post: (url, options) => call('POST', url, options?.data),
+    delete: (url) => call('DELETE', url),
+  };
+}
+
+async function expectStatus(answer: Answer, want: number, what: string): Promise<void> {
+  if (answer.status() !== want) throw new Error(`${what}: HTTP ${answer.status()} (want ${want}): ${await answer.text()}`);
+}
 
 export const FAULTS = [
   'route-code1',
@@ -28,23 +62,22 @@ export interface StandinEvent {
   body: Record<string, unknown>;
 }
 
-export async function setFaults(request: APIRequestContext, ...faults: Fault[]): Promise<void> {
-  const response = await request.post('/__standin/faults', { data: { faults } });
-  expect(response.status(), await response.text()).toBe(200);
+export async function setFaults(request: Requester, ...faults: Fault[]): Promise<void> {
+  await expectStatus(await request.post('/__standin/faults', { data: { faults } }), 200, 'set faults');
 }
 
-export async function clearFaults(request: APIRequestContext): Promise<void> {
-  expect((await request.delete('/__standin/faults')).status()).toBe(200);
+export async function clearFaults(request: Requester): Promise<void> {
+  await expectStatus(await request.delete('/__standin/faults'), 200, 'clear faults');
 }
 
-export async function events(request: APIRequestContext): Promise<StandinEvent[]> {
+export async function events(request: Requester): Promise<StandinEvent[]> {
   const response = await request.get('/__standin/events');
-  expect(response.status()).toBe(200);
+  await expectStatus(response, 200, 'events');
   return (await response.json()) as StandinEvent[];
 }
 
-export async function clearEvents(request: APIRequestContext): Promise<void> {
-  expect((await request.delete('/__standin/events')).status()).toBe(204);
+export async function clearEvents(request: Requester): Promise<void> {
+  await expectStatus(await request.delete('/__standin/events'), 204, 'clear events');
 }
 
 /** HTTP requests the stand-in received for `path` (a prefix of the path with its query). */
@@ -81,9 +114,9 @@ export function signalingFrames(list: StandinEvent[], dir: 'in' | 'out'): Record
 }
 
 /** The rooms that exist on the stand-in right now (one SRS stream per room). */
-export async function roomIds(request: APIRequestContext): Promise<string[]> {
+export async function roomIds(request: Requester): Promise<string[]> {
   const response = await request.get('/api/v1/streams?count=100');
-  expect(response.status()).toBe(200);
+  await expectStatus(response, 200, 'streams');
   const { streams } = (await response.json()) as { streams: { name: string }[] };
   return streams.map((s) => s.name);
 }
@@ -93,7 +126,7 @@ export async function roomIds(request: APIRequestContext): Promise<string[]> {
  * test cannot leave avatars encoding (the stand-in would reclaim them only
  * after 60 s, and refuses more than 8). Returns the ids it had to stop.
  */
-export async function stopLeftoverRooms(request: APIRequestContext, deviceId: string | null): Promise<string[]> {
+export async function stopLeftoverRooms(request: Requester, deviceId: string | null): Promise<string[]> {
   if (!deviceId) return [];
   const stopped: string[] = [];
   for (const roomId of await roomIds(request)) {

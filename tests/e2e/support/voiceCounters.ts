@@ -28,8 +28,8 @@ declare global {
   }
 }
 
-/** Runs in the page before any of its scripts. */
-function instrument(): void {
+/** Runs in the page before any of its scripts (exported for the engine lanes' drivers). */
+export function instrumentVoice(): void {
   const registry: VoiceRegistry = { workers: [], contexts: [], tracks: [] };
   Object.defineProperty(window, '__voiceCounters', { value: registry, enumerable: false });
 
@@ -66,20 +66,23 @@ function instrument(): void {
 }
 
 export async function installVoiceCounters(page: Page): Promise<void> {
-  await page.addInitScript(instrument);
+  await page.addInitScript(instrumentVoice);
 }
 
 export async function voiceCounts(page: Page): Promise<VoiceCounts> {
-  return page.evaluate(() => {
-    const registry = window.__voiceCounters;
-    if (!registry) throw new Error('installVoiceCounters() was not called before the page loaded');
-    return {
-      workersCreated: registry.workers.length,
-      workersAlive: registry.workers.filter((w) => !w.terminated).length,
-      contextsCreated: registry.contexts.length,
-      contextsOpen: registry.contexts.filter((c) => c.state !== 'closed').length,
-      tracksCreated: registry.tracks.length,
-      tracksLive: registry.tracks.filter((t) => t.readyState === 'live').length,
-    };
-  });
+  return page.evaluate(readVoiceCounts);
+}
+
+/** Runs in the page: the counts so far. */
+export function readVoiceCounts(): VoiceCounts {
+  const registry = window.__voiceCounters;
+  if (!registry) throw new Error('installVoiceCounters() was not called before the page loaded');
+  return {
+    workersCreated: registry.workers.length,
+    workersAlive: registry.workers.filter((w) => !w.terminated).length,
+    contextsCreated: registry.contexts.length,
+    contextsOpen: registry.contexts.filter((c) => c.state !== 'closed').length,
+    tracksCreated: registry.tracks.length,
+    tracksLive: registry.tracks.filter((t) => t.readyState === 'live').length,
+  };
 }

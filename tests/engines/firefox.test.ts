@@ -1,0 +1,128 @@
+/**
+ * The Firefox lane: the real app against the real stand-in in Debian's Firefox ESR,
+ * driven over WebDriver BiDi (puppeteer-core), with real WebRTC media and the test
+ * microphone playing the fixtures. One browser for the file, a new page per test.
+ */
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, inject, test } from 'vitest';
+import { clearEvents, clearFaults, events, fetchRequester, setFaults, signalingFrames, stopLeftoverRooms } from '../e2e/support/standin.ts';
+import { launchFirefox, phonePage } from './support/firefox.ts';
+import { control, conversation, endChatLeavesNothing, goLive, hearAvatar, liveCounts, openApp, waitFor, waitForLog, waitVideoPlays } from './support/page.ts';
+import { screenshot } from './support/screenshot.ts';
+
+const origin = inject('standinUrl');
+const request = fetchRequester(origin);
+const Q1 = /where is the nearest store/i;
+const Q2 = /what are your opening hours/i;
+
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchFirefox();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  await clearFaults(request);
+  page = await phonePage(browser);
+});
+
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail') await screenshot(page, `firefox-failed-${context.task.name.slice(0, 40)}`).catch(() => undefined);
+  await clearFaults(request);
+  const deviceId = await page.evaluate(() => window.localStorage.getItem('login-deviceId')).catch(() => null);
+  await page.close().catch(() => undefined);
+  await stopLeftoverRooms(request, deviceId);
+});
+
+test('a session: the avatar plays with sound, a typed question is answered, End chat leaves nothing', async () => {
+  await openApp(page, origin);
+  await screenshot(page, 'firefox-pre-session-390x844');
+  await goLive(page);
+  expect(await hearAvatar(page)).toBeGreaterThan(0.01);
+  await control(page, 'textbox', 'Message').fill('what are your opening hours');
+  await page.keyboard.press('Enter');
+  await waitForLog(page, (log) => log.some((m) => !m.me && m.text.includes('We are open every day from ten in the morning')), 'the opening hours answered');
+  const mine = (await conversation(page)).filter((m) => m.me);
+  expect(mine).toHaveLength(1);
+  expect(mine[0]!.text).toContain('what are your opening hours');
+  await screenshot(page, 'firefox-live-answered-390x844');
+  await endChatLeavesNothing(page);
+});
+
+test('a hands-free call: two spoken questions become two visitor messages, each answered', async () => {
+  await openApp(page, origin, { mic: { file: 'twoQuestions', loop: true, leadSeconds: 1 } });
+  await goLive(page);
+  await clearEvents(request);
+  await control(page, 'button', 'Start call').click();
+  await control(page, 'button', 'Hang up').setTimeout(45_000).wait();
+  // Both questions of one round, in order, each sent as a visitor message (the looped file
+  // may start the call mid-round, so an earlier message may hold half a question).
+  await waitForLog(
+    page,
+    (log) => {
+      const mine = log.filter((m) => m.me).map((m) => m.text);
+      return mine.some((text, i) => Q1.test(text) && Q2.test(mine[i + 1] ?? ''));
+    },
+    'question 1 then question 2 sent from the call',
+    120_000,
+  );
+  await waitForLog(page, (log) => log.some((m) => !m.me && m.text.includes('We are open every day from ten in the morning')), 'question 2 answered');
+  // Each went up through the voice turn: an end_point frame before its nlpmsg.
+  const sent = signalingFrames(await events(request), 'in').filter((f) => f.type === 'message_text');
+  const spoken = sent.filter((f) => f.source === 'nlpmsg' && (Q1.test(String(f.text)) || Q2.test(String(f.text))));
+  expect(spoken.length).toBeGreaterThanOrEqual(2);
+  for (const frame of spoken) {
+    const msgId = (frame.data as { msg_id: string }).msg_id;
+    const end = sent.findIndex((f) => f.source === 'asrcallback' && f.end_point === true && (f.data as { msg_id: string }).msg_id === msgId);
+    expect(end, `end_point before "${String(frame.text)}"`).toBeGreaterThanOrEqual(0);
+    expect(end).toBeLessThan(sent.indexOf(frame));
+  }
+  await screenshot(page, 'firefox-call-390x844');
+  await control(page, 'button', 'Hang up').click();
+  await control(page, 'button', 'Start call').wait();
+  await endChatLeavesNothing(page);
+});
+
+test('hold to talk: the question held for is sent on release and answered', async () => {
+  await openApp(page, origin, { mic: { file: 'nearestStore', loop: false, leadSeconds: 1 } });
+  await goLive(page);
+  await control(page, 'button', 'Switch to voice').click();
+  const target = await control(page, 'button', 'Hold to talk').waitHandle();
+  const box = (await target.boundingBox())!;
+  await clearEvents(request);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  // Released once the speech service has recognized the question.
+  await waitFor(
+    async () => (await events(request)).filter((e) => e.channel === 'speech' && e.dir === 'out' && e.body.path === 'speech.phrase').map((e) => JSON.stringify(e.body.body)),
+    (phrases) => phrases.some((p) => Q1.test(p)),
+    'the held question recognized',
+    30_000,
+  );
+  await page.mouse.up();
+  await waitForLog(page, (log) => log.some((m) => m.me && Q1.test(m.text)), 'the held question sent');
+  await waitForLog(page, (log) => log.some((m) => !m.me && m.text.includes('Our nearest store is the flagship store')), 'the held question answered');
+  await endChatLeavesNothing(page);
+});
+
+test('media-drop: a new WHEP connection replaces the dropped one and the avatar plays on', async () => {
+  await setFaults(request, 'media-drop');
+  await openApp(page, origin);
+  await clearEvents(request);
+  await goLive(page);
+  await waitFor(
+    async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length,
+    (n) => n === 2,
+    'a second WHEP connection connected',
+    30_000,
+  );
+  await waitFor(() => liveCounts(page), (c) => c.pcCreated === 2 && c.pcOpen === 1 && c.socketsOpen === 1, 'one peer connection replaced by another');
+  await waitVideoPlays(page);
+  expect(await page.$$('[role="alert"]')).toHaveLength(0);
+  await endChatLeavesNothing(page);
+});

@@ -1,0 +1,114 @@
+/**
+ * A test microphone that works in every engine (test harness only, never shipped): an
+ * init script that makes `navigator.mediaDevices.getUserMedia({ audio })` return the
+ * track of a Web Audio graph playing a WAV file, inside the page. Chromium has a
+ * file-backed fake device (`--use-file-for-fake-audio-capture`); Firefox and WebKit do
+ * not, so their lanes use this one, and it behaves like Chromium's: the file starts
+ * playing when the microphone is opened, once or looped, and each open plays it from
+ * the start. A stopped track closes its graph's AudioContext, as a real microphone
+ * stops when its last track does.
+ *
+ * The script takes the platform's AudioContext when it is installed, so install it
+ * before any instrumentation that wraps AudioContext (the counters would count the
+ * microphone's own context otherwise).
+ */
+import { readFileSync } from 'node:fs';
+
+export interface TestMicrophoneArgs {
+  /** The WAV files it can play, base64, by name. */
+  files: Record<string, string>;
+  /** What the next getUserMedia plays; change it in the page with `__testMicrophone.select`. */
+  play: Playing;
+}
+
+export interface Playing {
+  /** One of `files`. */
+  file: string;
+  /** Loop the file (Chromium's fake device does by default). */
+  loop: boolean;
+  /** Seconds of silence before the file plays. */
+  leadSeconds: number;
+}
+
+export interface TestMicrophoneState {
+  /** getUserMedia calls that opened the test microphone. */
+  opened: number;
+  /** Tracks still live. */
+  live: number;
+  /** What the next getUserMedia plays. */
+  select(play: Playing): void;
+}
+
+declare global {
+  interface Window {
+    __testMicrophone?: TestMicrophoneState;
+  }
+}
+
+/** The arguments for `installTestMicrophone`: WAV files by name, and the first to play. */
+export function testMicrophoneArgs(files: Record<string, string>, play: Playing): TestMicrophoneArgs {
+  return { files: Object.fromEntries(Object.entries(files).map(([name, path]) => [name, readFileSync(path).toString('base64')])), play };
+}
+
+/**
+ * Runs in the page before its scripts (Playwright's addInitScript, puppeteer's
+ * evaluateOnNewDocument, or a WebDriver harness page). Self-contained: it is
+ * serialized into the page.
+ */
+export function installTestMicrophone(args: TestMicrophoneArgs): void {
+  const devices = navigator.mediaDevices as MediaDevices | undefined;
+  if (!devices) return;
+  const NativeContext = window.AudioContext;
+  const original = devices.getUserMedia.bind(devices);
+  let play = args.play;
+  const state: TestMicrophoneState = {
+    opened: 0,
+    live: 0,
+    select: (next) => {
+      if (!(next.file in args.files)) throw new Error(`the test microphone has no file ${next.file}`);
+      play = next;
+    },
+  };
+  Object.defineProperty(window, '__testMicrophone', { value: state, enumerable: false });
+
+  devices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
+    if (!constraints?.audio) return original(constraints);
+    const context = new NativeContext();
+    // A microphone runs whether or not the page was tapped: so does this one.
+    void context.resume();
+    const binary = atob(args.files[play.file]!);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+    const buffer = await context.decodeAudioData(bytes.buffer);
+    const source = context.createBufferSource();
+    source.buffer = buffer;
+    source.loop = play.loop;
+    const destination = context.createMediaStreamDestination();
+    destination.channelCount = 1;
+    source.connect(destination);
+    source.start(context.currentTime + play.leadSeconds);
+    // A microphone sends samples, silent or not, for as long as it is open. Without an
+    // input that never ends, Firefox's track stops carrying audio once the file has
+    // played, and the recognizer never gets the silence that ends the last phrase.
+    const floor = context.createConstantSource();
+    floor.offset.value = 0;
+    floor.connect(destination);
+    floor.start();
+    const stream = destination.stream;
+    state.opened += 1;
+    for (const track of stream.getAudioTracks()) {
+      state.live += 1;
+      const stop = track.stop.bind(track);
+      let stopped = false;
+      track.stop = () => {
+        stop();
+        if (stopped) return;
+        stopped = true;
+        state.live -= 1;
+        // One track per stream: its graph has nothing left to feed.
+        void context.close();
+      };
+    }
+    return stream;
+  };
+}
