@@ -70,6 +70,8 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
     },
   };
   Object.defineProperty(window, '__testMicrophone', { value: state, enumerable: false });
+  // Its files, for a harness page that plays them itself (tests/engines/harness).
+  Object.defineProperty(window, '__testMicrophoneFiles', { value: args.files, enumerable: false });
 
   devices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
     if (!constraints?.audio) return original(constraints);

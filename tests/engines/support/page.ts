@@ -32,7 +32,7 @@ export function control(page: Page, role: string, name: string) {
 }
 
 /** Runs in the page: the visible element with that role and accessible name, if any. */
-function findControl(role: string, name: string): Element | null {
+export function findControl(role: string, name: string): Element | null {
   const implicit: Record<string, string> = { button: 'button', textbox: 'textarea, input:not([type]), input[type="text"]', link: 'a[href]' };
   const candidates = document.querySelectorAll(`[role="${role}"]${implicit[role] ? `, ${implicit[role]}` : ''}`);
   const nameOf = (element: Element): string => {
