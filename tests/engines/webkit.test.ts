@@ -112,13 +112,13 @@ test('the Language dialog lists the five languages with English checked, and Can
   const radios = await dialog.findElements(By.css('[role="radio"], input[type="radio"]'));
   expect(radios).toHaveLength(5);
   const names = await session.executeScript<string[]>(() =>
-    [...document.querySelectorAll('[role="dialog"] [role="radio"], [role="dialog"] input[type="radio"]')].map(
+    Array.from(document.querySelectorAll('[role="dialog"] [role="radio"], [role="dialog"] input[type="radio"]')).map(
       (r) => r.getAttribute('aria-label') ?? r.closest('label')?.textContent?.trim() ?? r.textContent?.trim() ?? '',
     ),
   );
   expect(names.map((n) => n.trim()).sort()).toEqual([...LANG_NAMES].sort());
   const checked = await session.executeScript<string[]>(() =>
-    [...document.querySelectorAll('[role="dialog"] [aria-checked="true"], [role="dialog"] input[type="radio"]:checked')].map(
+    Array.from(document.querySelectorAll('[role="dialog"] [aria-checked="true"], [role="dialog"] input[type="radio"]:checked')).map(
       (r) => r.getAttribute('aria-label') ?? r.closest('label')?.textContent?.trim() ?? r.textContent?.trim() ?? '',
     ),
   );
@@ -141,7 +141,7 @@ test('Start chat in a browser without WebRTC: the unsupported-browser alert, and
   await tap('button', 'Start chat');
   const message = texts('en')['error.webrtcUnsupported']!;
   await waitFor(
-    () => session.executeScript<string>(() => [...document.querySelectorAll('[role="alert"], [role="alertdialog"]')].map((a) => a.textContent).join(' ')),
+    () => session.executeScript<string>(() => Array.from(document.querySelectorAll('[role="alert"], [role="alertdialog"]')).map((a) => a.textContent).join(' ')),
     (shown) => shown.includes(message),
     'the unsupported-browser alert',
   );

@@ -42,7 +42,7 @@ export function findControl(role: string, name: string): Element | null {
     if (labelledBy) return labelledBy.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '').join(' ').trim();
     return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
   };
-  for (const element of candidates) {
+  for (const element of Array.from(candidates)) {
     const explicit = element.getAttribute('role');
     if (explicit !== null && explicit !== role) continue;
     const box = element.getBoundingClientRect();
@@ -89,7 +89,7 @@ class Control {
       const shown = await this.page
         .evaluate(
           (role: string) =>
-            [...document.querySelectorAll(`[role="${role}"], ${role === 'button' ? 'button' : role === 'textbox' ? 'textarea, input' : '*[data-none]'}`)].map(
+            Array.from(document.querySelectorAll(`[role="${role}"], ${role === 'button' ? 'button' : role === 'textbox' ? 'textarea, input' : '*[data-none]'}`)).map(
               (e) => `${e.getAttribute('aria-label') ?? e.textContent?.trim()}${(e as HTMLButtonElement).disabled ? ' (disabled)' : ''}`,
             ),
           this.role,
@@ -179,7 +179,7 @@ export async function hearAvatar(page: Page, timeout = 30_000): Promise<number> 
 /** The chat log's messages in order: who said it and the text. */
 export async function conversation(page: Page): Promise<{ me: boolean; text: string }[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll('[role="log"] .chat__list > li')].map((li) => ({ me: li.classList.contains('msg--me'), text: li.textContent ?? '' })),
+    Array.from(document.querySelectorAll('[role="log"] .chat__list > li')).map((li) => ({ me: li.classList.contains('msg--me'), text: li.textContent ?? '' })),
   );
 }
 
