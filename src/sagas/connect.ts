@@ -32,6 +32,7 @@ import {
 import { LiveError } from '../services/live.ts';
 import { createLogger } from '../services/logger.ts';
 import { services } from './context.ts';
+import { keepScreenOn } from './wakeLock.ts';
 import { openMedia, superviseMedia } from './media.ts';
 import { waitForStream } from './polling.ts';
 import { endWithAlert, endWithToast, SessionEnd } from './sessionEnd.ts';
@@ -181,6 +182,8 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   yield* put(connectPhaseReached('video'));
   yield* waitForVideo();
   platform.setLeaveGuard(true);
+  // Hands-free calls: nobody touches the screen, and a locked screen ends the session.
+  yield* fork(keepScreenOn);
   log.info('live', { roomId: started.roomId });
   // The greeting is asked for only now that the visitor can see and hear the avatar:
   // sent on asr_ready, its first words were spoken before the media had connected.

@@ -19,6 +19,19 @@ export interface PlatformService {
   onVisibilityChange(listener: (hidden: boolean) => void): () => void;
   /** Asks for confirmation before the page is left (beforeunload) while on. */
   setLeaveGuard(on: boolean): void;
+  /**
+   * A Screen Wake Lock (the screen stays on while it is held). Rejects where the API is
+   * missing (NotSupportedError) or the browser refuses (NotAllowedError: battery saver,
+   * a hidden page, a policy).
+   */
+  requestScreenWakeLock(): Promise<ScreenWakeLock>;
+}
+
+/** What the app uses of a WakeLockSentinel. */
+export interface ScreenWakeLock {
+  /** True once released, by release() or by the browser (the page was hidden). */
+  readonly released: boolean;
+  release(): Promise<void>;
 }
 
 /** iPadOS 13+ presents itself as a Mac; touch support gives it away. */
@@ -57,6 +70,13 @@ export function createBrowserPlatform(): PlatformService {
       const handler = () => listener(document.visibilityState === 'hidden');
       document.addEventListener('visibilitychange', handler);
       return () => document.removeEventListener('visibilitychange', handler);
+    },
+    requestScreenWakeLock() {
+      // Missing on Firefox before 126, iOS before 16.4 and outside a secure context.
+      if (!('wakeLock' in navigator) || !navigator.wakeLock) {
+        return Promise.reject(new DOMException('Screen Wake Lock is not available', 'NotSupportedError'));
+      }
+      return navigator.wakeLock.request('screen');
     },
     setLeaveGuard(on) {
       if (on === guarded) return;

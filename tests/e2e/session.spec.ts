@@ -26,6 +26,7 @@ import {
 import { pactl } from '../support/audioOutput.ts';
 import { audioPeak, startAudioMeter } from './support/audio.ts';
 import { liveCounts } from './support/counters.ts';
+import { installWakeLockCounters, wakeLockCounts } from './support/wakeLock.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
 import { snap } from './support/screenshots.ts';
 import {
@@ -115,6 +116,18 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   expect(signalingFrames(after, 'in').map((f) => f.type)).toContain('close_webrtc');
   expect(stoppedRooms(after)).toEqual([roomId]);
   await expectNothingLeft(page, request);
+});
+
+// Hands-free calls: nobody touches the screen, and a phone that locks hides the page, which
+// ends the session. The browser's own WakeLock, watched by a wrapper in the page.
+test('the screen stays on while live: a screen wake lock is held, and End chat releases it', async ({ page }) => {
+  await installWakeLockCounters(page);
+  await openHome(page);
+  expect(await wakeLockCounts(page)).toMatchObject({ available: true, requested: 0 });
+  await startAndWaitLive(page);
+  await expect.poll(() => wakeLockCounts(page)).toMatchObject({ requested: 1, held: 1, refused: [] });
+  await endChat(page);
+  await expect.poll(() => wakeLockCounts(page)).toMatchObject({ requested: 1, held: 0, released: 1 });
 });
 
 // Spec section 7: say_hello is sent after asr_ready, and the avatar greets. The visitor must be able

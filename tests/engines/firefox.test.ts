@@ -7,7 +7,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, inject, test } from 'vitest';
 import { clearEvents, clearFaults, events, fetchRequester, setFaults, signalingFrames, stopLeftoverRooms } from '../e2e/support/standin.ts';
 import { launchFirefox, phonePage } from './support/firefox.ts';
-import { control, conversation, endChatLeavesNothing, goLive, hearAvatar, liveCounts, openApp, waitFor, waitForLog, waitVideoPlays } from './support/page.ts';
+import { control, conversation, endChatLeavesNothing, goLive, hearAvatar, liveCounts, openApp, waitFor, waitForLog, waitVideoPlays, wakeLockCounts } from './support/page.ts';
 import { screenshot } from './support/screenshot.ts';
 
 const origin = inject('standinUrl');
@@ -43,6 +43,8 @@ test('a session: the avatar plays with sound, a typed question is answered, End 
   await openApp(page, origin);
   await screenshot(page, 'firefox-pre-session-390x844');
   await goLive(page);
+  // The screen stays on while live (Firefox has Screen Wake Lock since 126).
+  await waitFor(() => wakeLockCounts(page), (c) => c.requested === 1 && c.held === 1, 'a screen wake lock held while live');
   expect(await hearAvatar(page)).toBeGreaterThan(0.01);
   await control(page, 'textbox', 'Message').fill('what are your opening hours');
   await page.keyboard.press('Enter');
@@ -52,6 +54,7 @@ test('a session: the avatar plays with sound, a typed question is answered, End 
   expect(mine[0]!.text).toContain('what are your opening hours');
   await screenshot(page, 'firefox-live-answered-390x844');
   await endChatLeavesNothing(page);
+  expect(await wakeLockCounts(page)).toMatchObject({ requested: 1, held: 0, released: 1 });
 });
 
 test('a hands-free call: two spoken questions become two visitor messages, each answered', async () => {

@@ -116,6 +116,29 @@ export const DEMO_INFO: AccountInfo = {
   asr: { appKey: 'k', region: 'r' },
 };
 
+/** Screen wake locks handed out by the fake platform: held until released by the app or `drop()` (the browser, on hiding). */
+export function createFakeWakeLocks() {
+  const all: { released: boolean; release(): Promise<void> }[] = [];
+  return {
+    all,
+    create() {
+      const lock = {
+        released: false,
+        release: vi.fn(() => {
+          lock.released = true;
+          return Promise.resolve();
+        }),
+      };
+      all.push(lock);
+      return lock;
+    },
+    /** Locks the app holds now. */
+    held: () => all.filter((l) => !l.released).length,
+    /** What the browser does when the page is hidden. */
+    drop: () => all.forEach((l) => (l.released = true)),
+  };
+}
+
 export function createFakes(options: FakeOptions = {}) {
   const sockets: FakeSocket[] = [];
   const peers: FakePeer[] = [];
@@ -172,6 +195,7 @@ export function createFakes(options: FakeOptions = {}) {
     }),
   };
 
+  const wakeLocks = createFakeWakeLocks();
   const platform = {
     location: vi.fn(() => ({ pathname: options.path ?? '/25d/demo', search: '', hash: '' })),
     languages: vi.fn(() => options.languages ?? ['en-US']),
@@ -183,6 +207,7 @@ export function createFakes(options: FakeOptions = {}) {
       return () => visibility.delete(listener);
     }),
     setLeaveGuard: vi.fn<PlatformService['setLeaveGuard']>(),
+    requestScreenWakeLock: vi.fn<PlatformService['requestScreenWakeLock']>(() => Promise.resolve(wakeLocks.create())),
   };
 
   const account = {
@@ -215,6 +240,7 @@ export function createFakes(options: FakeOptions = {}) {
     whep,
     socket,
     platform,
+    wakeLocks,
     account,
     storage,
     sockets,

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startMeterInPage, stopMeterInPage } from '../../e2e/support/audio.ts';
 import { instrumentCounters, readLiveCounts, type LiveCounts } from '../../e2e/support/counters.ts';
 import { instrumentVoice, readVoiceCounts, type VoiceCounts } from '../../e2e/support/voiceCounters.ts';
+import { instrumentWakeLock, readWakeLockCounts, type WakeLockCounts } from '../../e2e/support/wakeLock.ts';
 import { installTestMicrophone, testMicrophoneArgs, type Playing } from '../../support/testMicrophone.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -126,6 +127,7 @@ export async function openApp(page: Page, origin: string, options: { id?: string
   await page.evaluateOnNewDocument(installTestMicrophone, testMicrophoneArgs(MIC_FILES, play));
   await page.evaluateOnNewDocument(instrumentCounters);
   await page.evaluateOnNewDocument(instrumentVoice);
+  await page.evaluateOnNewDocument(instrumentWakeLock);
   await page.evaluateOnNewDocument(() => window.localStorage.setItem('lang', 'en'));
   await page.goto(`${origin}/25d/${options.id ?? 'demo'}`);
   await control(page, 'button', 'Start chat').wait();
@@ -209,6 +211,7 @@ export async function waitFor<T>(read: () => Promise<T>, check: (value: T) => bo
 
 export const liveCounts = (page: Page): Promise<LiveCounts> => page.evaluate(readLiveCounts);
 export const voiceCounts = (page: Page): Promise<VoiceCounts> => page.evaluate(readVoiceCounts);
+export const wakeLockCounts = (page: Page): Promise<WakeLockCounts> => page.evaluate(readWakeLockCounts);
 
 /** End chat, back to the start screen, and nothing of the session left open in the page. */
 export async function endChatLeavesNothing(page: Page): Promise<void> {
