@@ -5,6 +5,7 @@ import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
 import {
   INTERRUPTION_GRACE_MS,
   MIC_CONSTRAINTS,
+  REOPEN_TIMEOUT_MS,
   VoicePipelineError,
   WORKER_CALL_TIMEOUT_MS,
   startVoicePipeline,
@@ -128,6 +129,31 @@ describe('startVoicePipeline', () => {
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 
+  it('the audio session is play-and-record from before the microphone opens until stop, then playback', async () => {
+    const b = fakeBrowser();
+    const sessions: string[] = [];
+    const getUserMedia = b.deps.getUserMedia;
+    const deps = {
+      ...b.deps,
+      setAudioSession: vi.fn((type: string) => sessions.push(type)),
+      getUserMedia: vi.fn((constraints: MediaStreamConstraints) => {
+        sessions.push('getUserMedia');
+        return getUserMedia(constraints);
+      }),
+    };
+    const pipeline = await startVoicePipeline({}, deps);
+    expect(sessions).toEqual(['play-and-record', 'getUserMedia']);
+    await pipeline.stop();
+    expect(sessions).toEqual(['play-and-record', 'getUserMedia', 'playback']);
+  });
+
+  it('the audio session goes back to playback when the start fails', async () => {
+    const b = fakeBrowser({ vadError: 'model 404' });
+    const setAudioSession = vi.fn();
+    await expect(startVoicePipeline({}, { ...b.deps, setAudioSession })).rejects.toMatchObject({ kind: 'failed' });
+    expect(setAudioSession.mock.calls.map(([type]) => type)).toEqual(['play-and-record', 'playback']);
+  });
+
   it('fails with "failed" when the VAD cannot start, and stops the microphone', async () => {
     const b = fakeBrowser({ vadError: 'model 404' });
     await expect(startVoicePipeline({}, b.deps)).rejects.toMatchObject({ kind: 'failed', message: expect.stringContaining('model 404') });
@@ -162,13 +188,70 @@ describe('startVoicePipeline', () => {
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 
-  it('reports a microphone that goes away as "unavailable"', async () => {
+  it('a microphone that goes away while another opens (a headset unplugged): the call goes on with the new one', async () => {
     const b = fakeBrowser();
     const onError = vi.fn();
     const pipeline = await startVoicePipeline({ onError }, b.deps);
+    await pipeline.mute(true);
+    const first = b.track();
+    first.stop();
+    first.dispatchEvent(new Event('ended'));
+    await settle();
+    expect(b.deps.getUserMedia).toHaveBeenCalledTimes(2);
+    expect(onError).not.toHaveBeenCalled();
+    const second = b.track();
+    expect(second).not.toBe(first);
+    // Muted before: muted still, and the worklet now hears the new microphone only.
+    expect(second.enabled).toBe(false);
+    expect(b.made.sources).toHaveLength(2);
+    expect(b.made.sources[0]?.disconnected).toBe(1);
+    expect(b.made.sources[1]?.connected).toHaveLength(1);
+    // And it is watched in turn: when it too goes with nothing to replace it, the call ends.
+    vi.mocked(b.deps.getUserMedia).mockRejectedValueOnce(new DOMException('none', 'NotFoundError'));
+    second.dispatchEvent(new Event('ended'));
+    await settle();
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ kind: 'unavailable', message: expect.stringContaining('no microphone opens again') }));
+    await pipeline.stop();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a microphone that goes away with none to open again (permission revoked) is reported as "unavailable"', async () => {
+    const b = fakeBrowser();
+    const onError = vi.fn();
+    const pipeline = await startVoicePipeline({ onError }, b.deps);
+    vi.mocked(b.deps.getUserMedia).mockRejectedValueOnce(new DOMException('revoked', 'NotAllowedError'));
     b.track().dispatchEvent(new Event('ended'));
+    await settle();
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ kind: 'unavailable' }));
     await pipeline.stop();
+  });
+
+  it('a microphone that goes away and whose reopening never answers ends the call after REOPEN_TIMEOUT_MS', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const onError = vi.fn();
+    const pipeline = await startVoicePipeline({ onError }, b.deps);
+    vi.mocked(b.deps.getUserMedia).mockReturnValueOnce(new Promise(() => {}));
+    b.track().dispatchEvent(new Event('ended'));
+    await vi.advanceTimersByTimeAsync(REOPEN_TIMEOUT_MS - 1);
+    expect(onError).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ kind: 'unavailable' }));
+    await pipeline.stop();
+  });
+
+  it('a microphone opened again after the call stopped is closed at once', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({}, b.deps);
+    let answer: (stream: MediaStream) => void = () => undefined;
+    vi.mocked(b.deps.getUserMedia).mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    b.track().dispatchEvent(new Event('ended'));
+    await pipeline.stop();
+    const late = Object.assign(new EventTarget(), { enabled: true, stop: vi.fn() });
+    answer({ getTracks: () => [late], getAudioTracks: () => [late] } as unknown as MediaStream);
+    await settle();
+    expect(late.stop).toHaveBeenCalled();
   });
 
   it('releases everything on stop, over 10 start/stop cycles', async () => {

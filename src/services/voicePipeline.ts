@@ -84,7 +84,15 @@ export interface VoicePipelineDeps {
   createWorkletNode: CreateWorkletNode;
   createVad(options: CreateVadOptions): VadClient;
   workletUrl: string;
+  /**
+   * The page's audio session (Safari 16.4+ `navigator.audioSession`): 'play-and-record'
+   * while the microphone is open, 'playback' otherwise, so iOS does not move the avatar's
+   * voice to the earpiece at call volume for longer than the microphone is in use.
+   */
+  setAudioSession?(type: AudioSessionKind): void;
 }
+
+export type AudioSessionKind = 'playback' | 'play-and-record';
 
 export const browserVoiceDeps: VoicePipelineDeps = {
   getUserMedia: (constraints) => {
@@ -98,6 +106,15 @@ export const browserVoiceDeps: VoicePipelineDeps = {
   createWorkletNode: (context, name, options) => new AudioWorkletNode(context, name, options),
   createVad,
   workletUrl: CAPTURE_WORKLET_URL,
+  setAudioSession: (type) => {
+    const session = (navigator as Navigator & { audioSession?: { type: string } }).audioSession;
+    if (!session) return;
+    try {
+      session.type = type;
+    } catch (error) {
+      log.warn('audio session type not set', { type, error: String(error) });
+    }
+  },
 };
 
 /** Spec section 9: 16 kHz, noise suppression, echo cancellation, auto gain. */
@@ -128,6 +145,8 @@ const RESUME_TIMEOUT_MS = 3000;
  * with an error rather than going on deaf.
  */
 export const INTERRUPTION_GRACE_MS = 10_000;
+/** How long opening the microphone again, after its track ended mid-call, may take. */
+export const REOPEN_TIMEOUT_MS = 5000;
 
 /**
  * Starts capture and detection. Call it from the user's gesture (or the saga it
@@ -157,6 +176,9 @@ export async function startVoicePipeline(
   let warmPending = false;
   try {
     const resumed = resumeContext(context);
+    // Set before the microphone opens; back to playback when it closes (stop or failure).
+    deps.setAudioSession?.('play-and-record');
+    cleanup.push(() => deps.setAudioSession?.('playback'));
     const mic = deps.getUserMedia(MIC_CONSTRAINTS).then(
       (stream) => (cleanup.push(() => stream.getTracks().forEach((track) => track.stop())), stream),
       (err: unknown) => {
@@ -307,13 +329,49 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
   });
   cleanup.push(() => capture.stop());
 
-  const [track] = stream.getAudioTracks();
-  const onEnded = () => fail('unavailable', 'the microphone track ended');
+  let [track] = stream.getAudioTracks();
+  let muted = false;
+  let stopped: Promise<WarmVoice | void> | null = null;
+  // The microphone going away mid-call (a headset unplugged, another app took it, the
+  // permission revoked): if the browser still offers a microphone (the default one after a
+  // devicechange) the call goes on with it; otherwise it ends with the microphone error.
+  const onEnded = () => {
+    track?.removeEventListener('ended', onEnded);
+    log.warn('the microphone track ended: opening the default microphone again');
+    void reopen().then(
+      (next) => {
+        if (stopped) {
+          next.getTracks().forEach((t) => t.stop());
+          return;
+        }
+        cleanup.push(() => next.getTracks().forEach((t) => t.stop()));
+        [track] = next.getAudioTracks();
+        if (!track) return fail('unavailable', 'the microphone came back without an audio track');
+        track.enabled = !muted;
+        track.addEventListener('ended', onEnded);
+        capture.replaceStream(next);
+        log.info('the call goes on with the microphone opened again', { label: track.label });
+      },
+      (err: unknown) => {
+        if (!stopped) fail('unavailable', `the microphone track ended, and no microphone opens again: ${toError(err)}`);
+      },
+    );
+  };
+  const reopen = async (): Promise<MediaStream> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${REOPEN_TIMEOUT_MS} ms`)), REOPEN_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([deps.getUserMedia(MIC_CONSTRAINTS), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   track?.addEventListener('ended', onEnded);
   cleanup.push(() => track?.removeEventListener('ended', onEnded));
   watchInterruptions(context, cleanup, fail);
 
-  let stopped: Promise<WarmVoice | void> | null = null;
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
     stopped ??= (async () => {
       await release();
@@ -329,13 +387,14 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
 
   return {
     sampleRate: context.sampleRate,
-    async mute(muted) {
+    async mute(on) {
       if (stopped) return;
       // The worklet stops posting and the VAD drops its segment; disabling the track also
       // tells the browser (and its recording indicator) that the microphone is not in use.
-      capture.setPaused(muted);
-      if (track) track.enabled = !muted;
-      if (vad) await bounded(vad.setPaused(muted), 'pausing voice detection');
+      muted = on;
+      capture.setPaused(on);
+      if (track) track.enabled = !on;
+      if (vad) await bounded(vad.setPaused(on), 'pausing voice detection');
     },
     setThresholds: async (thresholds) => {
       if (!stopped && vad) await bounded(vad.setThresholds(thresholds), 'changing the VAD thresholds');

@@ -37,6 +37,8 @@ export interface Capture {
   setPaused(paused: boolean): void;
   /** Idempotent; the processor ends, every port is closed, the graph is disconnected. */
   stop(): void;
+  /** Feeds the worklet from another stream (a new microphone) instead. */
+  replaceStream(stream: MediaStream): void;
 }
 
 const createBrowserNode: CreateWorkletNode = (context, name, options) => new AudioWorkletNode(context, name, options);
@@ -64,13 +66,19 @@ export function startCapture(options: CaptureOptions): Capture {
   node.port.onmessage = (event: MessageEvent<WorkletReport>) => options.onReport?.(event.data);
   // Ports cannot travel in processorOptions (cloned, not transferred): first message instead.
   control({ type: 'ports', vad: vadPort, asr: asr.port2 }, vadPort ? [vadPort, asr.port2] : [asr.port2]);
-  const source = context.createMediaStreamSource(stream);
+  let source = context.createMediaStreamSource(stream);
   source.connect(node);
 
   let stopped = false;
   return {
     setPaused(paused) {
       if (!stopped) control({ type: paused ? 'pause' : 'resume' });
+    },
+    replaceStream(next) {
+      if (stopped) return;
+      source.disconnect();
+      source = context.createMediaStreamSource(next);
+      source.connect(node);
     },
     stop() {
       if (stopped) return;
