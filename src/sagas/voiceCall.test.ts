@@ -198,6 +198,25 @@ describe('call mode: controls', () => {
     expect(voice().recognizer().writes).toBe(1);
   });
 
+  it('the microphone gone mid-call with none to replace it: the call ends saying so, with no recognizer left', async () => {
+    await startCall();
+    voice().pipeline().fail('unavailable');
+    await h.flush();
+    expect(h.state().voice.call).toBe('off');
+    expect(h.noticeIds()).toEqual([catalogue.micLost.id]);
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    expect(voice().recognizer().listenerCount()).toBe(0);
+  });
+
+  it('voice detection breaking mid-call ends the call with the media-access alert', async () => {
+    await startCall();
+    voice().pipeline().fail('failed');
+    await h.flush();
+    expect(h.state().voice.call).toBe('off');
+    expect(h.noticeIds()).toEqual([catalogue.mediaAccessFailed.id]);
+  });
+
   it('hang up returns to the previous mode and releases the microphone and the recognizer', async () => {
     h.dispatch(modeSwitched('speak'));
     await startCall();

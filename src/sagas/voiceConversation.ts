@@ -247,7 +247,8 @@ export function* converse(ctx: ConversationContext) {
         step({ type: event.type, text: event.text });
       } else if (event?.type === 'micError') {
         log.warn('the microphone failed during the call', event);
-        yield* fail({ id: catalogue.mediaAccessFailed.id });
+        // Gone with none to open again (unplugged, taken, revoked) says so; a broken detector is the media error.
+        yield* fail({ id: event.kind === 'unavailable' ? catalogue.micLost.id : catalogue.mediaAccessFailed.id });
         return;
       } else if (event?.type === 'recognizerFailed' && event.recognizer === recognizers.id) {
         log.warn('recognition failed during the call', { details: event.details, connectionLost: event.connectionLost, restarts });

@@ -17,6 +17,10 @@ export const catalogue = defineMessages({
     id: 'error.mediaAccessFailed',
     defaultMessage: 'Cannot access the microphone or camera. Please check your device settings or browser permissions.',
   },
+  micLost: {
+    id: 'error.micLost',
+    defaultMessage: 'The microphone was disconnected, so the call has ended. Check your microphone and start the call again.',
+  },
   webrtcUnsupported: {
     id: 'error.webrtcUnsupported',
     defaultMessage: 'This browser is not supported. Please switch to QQ Browser.',
