@@ -4,6 +4,7 @@ import { langChosen } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { endRequested } from '../features/session/sessionSlice.ts';
 import { muteToggled } from '../features/voice/voiceSlice.ts';
+import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
@@ -11,6 +12,7 @@ import {
   MAX_RECOGNIZER_RESTARTS,
   RECOGNIZER_RESTART_DELAYS_MS,
   EARLY_PHRASE_MS,
+  ECHO_TAIL_MS,
   SENTENCE_FINAL_WAIT_MS,
 } from './voiceConversation.ts';
 
@@ -147,8 +149,10 @@ describe('call mode: sentences', () => {
 
   // The VAD's raised threshold while the avatar speaks can miss a visitor who talks over
   // it, while the recognizer hears them word for word: their question must not vanish.
-  it('a phrase heard while the avatar speaks, with no sentence the VAD accepted, is sent as the visitor message after a break', async () => {
+  it('without the echo gate (no avatar audio to compare with): a phrase heard while the avatar speaks, with no sentence the VAD accepted, is sent as the visitor message after a break', async () => {
+    h.services.remoteMedia.set(null);
     await startCall();
+    expect(voice().startPipeline).toHaveBeenCalledWith(expect.objectContaining({ farEnd: null }));
     await h.server(
       { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
       { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
@@ -162,6 +166,75 @@ describe('call mode: sentences', () => {
     expect(types.indexOf('break')).toBeLessThan(types.indexOf('message_text'));
     expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store', end_point: true })]);
     expect(h.state().chat.messages.filter((m) => m.fromMe).map((m) => m.msgArr[0]?.content)).toEqual(['where is the nearest store']);
+  });
+
+  it("with the echo gate (the avatar's audio given to the pipeline): a phrase heard while the avatar speaks with no sentence is dropped as its echo, and the log says so", async () => {
+    const stream = h.services.remoteMedia.get();
+    expect(stream).not.toBeNull();
+    const records: LogRecord[] = [];
+    const removeSink = addLogSink((record) => records.push(record));
+    await startCall();
+    expect(voice().startPipeline).toHaveBeenCalledWith(expect.objectContaining({ farEnd: stream }));
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    voice().recognizer().final('will come to our plenty');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    removeSink();
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(h.sentOf('break')).toEqual([]);
+    expect(records.some((r) => r.message.includes("dropped as the avatar's echo"))).toBe(true);
+  });
+
+  it("with the echo gate, a phrase the recognizer finishes just after the avatar stopped is its echo's tail; one finished later is the visitor's", async () => {
+    await startCall();
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    await h.advance(1000);
+    await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-1' });
+    await h.advance(ECHO_TAIL_MS - 1000);
+    voice().recognizer().final('will come to our plenty');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sentOf('message_text')).toEqual([]);
+    await h.advance(ECHO_TAIL_MS);
+    voice().recognizer().final('where is the nearest store');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
+  });
+
+  it("the visitor starting to talk over the avatar holds the avatar's voice in the page until its next reply", async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    voice().pipeline().speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(voice().service.holdAvatarVoice).toHaveBeenLastCalledWith(true);
+    // The echo gate knows: nothing of the avatar reaches the microphone while it is held.
+    expect(voice().pipeline().setFarEndAudible).toHaveBeenLastCalledWith(false);
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-2' });
+    expect(voice().service.holdAvatarVoice).toHaveBeenLastCalledWith(false);
+    expect(voice().pipeline().setFarEndAudible).toHaveBeenLastCalledWith(true);
+    expect(voice().service.holdAvatarVoice).toHaveBeenCalledTimes(2);
+  });
+
+  it("hanging up while the avatar's voice is held lets it go", async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    voice().pipeline().speechStart();
+    await h.flush();
+    h.dispatch(callLeft());
+    await h.flush();
+    expect(vi.mocked(voice().service.holdAvatarVoice).mock.calls).toEqual([[true], [false]]);
+  });
+
+  it("speech starting while the avatar is silent holds nothing", async () => {
+    await startCall();
+    voice().pipeline().speechStart();
+    await h.flush();
+    expect(voice().service.holdAvatarVoice).not.toHaveBeenCalled();
   });
 
   it('two questions become two visitor messages', async () => {
@@ -278,12 +351,20 @@ describe('call mode: controls', () => {
     expect(first.writes).toBe(0);
   });
 
-  it('raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {
+  it('without the echo gate, raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {
+    h.services.remoteMedia.set(null);
     await startCall();
     await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
     expect(voice().pipeline().thresholds).toEqual([{ positiveSpeechThreshold: AVATAR_SPEAKING_POSITIVE_THRESHOLD }]);
     await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-3' });
     expect(voice().pipeline().thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9 });
+  });
+
+  it('with the echo gate, the VAD keeps its normal threshold while the avatar speaks', async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
+    await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-3' });
+    expect(voice().pipeline().thresholds).toEqual([]);
   });
 
   it('failures far apart, with phrases recognized in between, do not add up to the end of a call', async () => {

@@ -34,7 +34,7 @@ import { createVoiceScope, isSessionOver, micFailureNotice, micFailureOf } from 
 const log = createLogger('voice');
 
 function* runCall() {
-  const { voice } = yield* services();
+  const { voice, remoteMedia } = yield* services();
   const asr = (yield* select(selectAccountInfo))?.asr;
   if (!asr) {
     // Spec section 5: recognition needs the key and region of the account's AsrList.
@@ -45,6 +45,7 @@ function* runCall() {
   const avatarSpeaking = (yield* select(selectAvatarActivity)) === 'speaking';
   yield* put(callStarting());
 
+  const farEnd = remoteMedia.get();
   const scope = createVoiceScope(log);
   const events = createVoiceEvents();
   const feed = createPcmFeed();
@@ -56,8 +57,10 @@ function* runCall() {
         ...events.pipelineCallbacks,
         onPcm16: feed.write,
         signal: scope.signal,
-        // Joining while the avatar talks: start deaf to it (see voiceConversation.ts).
-        ...(avatarSpeaking ? { vadOptions: { thresholds: thresholdsFor(true) } } : {}),
+        // The avatar's audio, for the echo gate: its own voice must not interrupt it.
+        farEnd,
+        // Joining while the avatar talks without the echo gate: start deaf to it (see voiceConversation.ts).
+        ...(avatarSpeaking && !farEnd ? { vadOptions: { thresholds: thresholdsFor(true) } } : {}),
       });
       pipeline = yield* call(() => scope.own(starting, (p) => p.stop()));
     } catch (error) {
@@ -71,7 +74,7 @@ function* runCall() {
     yield* put(callEntered());
     entered = true;
     log.info('call started');
-    yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking });
+    yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking, echoGated: farEnd !== null });
   } finally {
     scope.close();
     events.close();

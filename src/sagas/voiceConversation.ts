@@ -7,13 +7,18 @@
  * - Mute pauses the VAD and stops feeding the recognizer.
  * - A language change restarts the recognizer with the new locale and a 500 ms
  *   segmentation silence (1000 ms at call start), spec section 9.
- * - Anti-barge-in: echo cancellation keeps most of the avatar's voice out of the
- *   microphone; what leaks through is quieter and less speech-like than the visitor,
- *   so while the avatar speaks (nlp_running until nlp_end or a break) the VAD's
- *   positive threshold goes up from 0.9 to 0.97. The recognizer still hears the leak:
- *   a phrase it finalises outside any sentence the VAD accepted is sent only when its
- *   words are not the avatar's own (features/voice/echo.ts), so a visitor who talks over
- *   the avatar without tripping the raised threshold is still heard.
+ * - The avatar's own voice (bench/echo.mjs measures all of this): echo cancellation keeps
+ *   most of it out of the microphone. What leaks through is kept from interrupting the
+ *   avatar by the capture worklet's echo gate, given the avatar's received audio: while
+ *   the avatar is audible, frames whose microphone level stays more than 18 dB below it
+ *   reach voice detection and the recognizer as silence. A phrase the recognizer still
+ *   finalises outside any sentence while the avatar speaks (or up to ECHO_TAIL_MS after)
+ *   is its echo and is dropped, and the session log says so. The visitor starting to talk
+ *   over the avatar holds its voice in the page at once (before the server's answer to the
+ *   break), so their words reach the recognizer without the avatar under them. Without the
+ *   avatar's audio (no gate), the older guard applies: the VAD's positive threshold goes up
+ *   from 0.9 to 0.97 while the avatar speaks, and a stray phrase is sent unless its words
+ *   are the avatar's own (features/voice/echo.ts).
  * - A recognizer that fails is restarted after 1, 2 and 4 s; one more failure with no
  *   phrase recognized since the last restart ends the call, saying the speech service
  *   cannot be reached when the connection was the cause (a restart that cannot even
@@ -76,6 +81,12 @@ export const AVATAR_SPEAKING_POSITIVE_THRESHOLD = 0.97;
  */
 export const RECOGNIZER_RESTART_DELAYS_MS = [1000, 2000, 4000] as const;
 export const MAX_RECOGNIZER_RESTARTS = RECOGNIZER_RESTART_DELAYS_MS.length;
+/**
+ * With the echo gate on, a phrase the recognizer finishes outside any sentence up to this
+ * long after the avatar stopped is its echo's tail (the recognizer ends a phrase after its
+ * segmentation silence, 1 s in a call, plus the service's latency).
+ */
+export const ECHO_TAIL_MS = 2500;
 
 export function thresholdsFor(avatarSpeaking: boolean): Partial<VadThresholds> {
   return {
@@ -94,6 +105,12 @@ export interface ConversationContext {
   asr: NonNullable<AccountInfo['asr']>;
   /** Whether the pipeline was started with the raised threshold. */
   avatarSpeaking: boolean;
+  /**
+   * Whether the capture worklet's echo gate is on (the avatar's audio was given to the
+   * pipeline): voice detection then hears the visitor over the avatar, and a phrase it did
+   * not hear is the avatar's echo.
+   */
+  echoGated: boolean;
 }
 
 const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end'];
@@ -111,8 +128,14 @@ const isControl = (a: Action) => callLeft.match(a) || muteToggled.match(a) || la
  * message (interrupting the avatar first); the avatar's are dropped, and the session log
  * says so.
  */
-function* sendStrayPhrase(text: string) {
+function* sendStrayPhrase(text: string, avatarEchoes: boolean) {
   const { platform } = yield* services();
+  if (avatarEchoes) {
+    // The gate let the visitor's voice through to voice detection, which heard no sentence:
+    // what the recognizer heard was the avatar (measured in bench/echo.mjs).
+    log.info('a phrase heard outside any sentence while the echo gate was on: dropped as the avatar\'s echo', { words: wordsOf(text).length });
+    return;
+  }
   if (isEchoOf(text, yield* select(selectRecentAvatarTexts))) {
     log.info('a phrase heard outside any sentence repeats the avatar: dropped as echo', { words: wordsOf(text).length });
     return;
@@ -123,10 +146,19 @@ function* sendStrayPhrase(text: string) {
   yield* put(sentenceRecognized({ msgId, text }));
 }
 
-function* act(outputs: SentenceOutput[], lang: Lang) {
+interface Actions {
+  /** Whether the echo gate is on and the avatar speaks, or spoke within ECHO_TAIL_MS. */
+  avatarEchoes(): boolean;
+  /** Holds the avatar's voice in the page (until its next reply). */
+  hold(): void;
+}
+
+function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
   for (const output of outputs) {
     switch (output.type) {
       case 'interrupt':
+        // The visitor stops hearing the avatar at once: its echo would garble their words.
+        if ((yield* select(selectAvatarActivity)) === 'speaking') voice.hold();
         yield* put(sendRequested({ type: 'break' }));
         break;
       case 'partial':
@@ -139,7 +171,7 @@ function* act(outputs: SentenceOutput[], lang: Lang) {
         log.debug('sentence without words', { reason: output.reason });
         break;
       case 'stray':
-        yield* call(sendStrayPhrase, output.text);
+        yield* call(sendStrayPhrase, output.text, voice.avatarEchoes());
         break;
     }
   }
@@ -165,7 +197,30 @@ export function* converse(ctx: ConversationContext) {
   /** When the failed recognizer is to be opened again (a restart's back-off), or null. */
   let restartAt: number | null = null;
   let sentences = initialSentenceState;
-  let raised = ctx.avatarSpeaking;
+  /** Whether the threshold is raised now (never with the echo gate, which does that job). */
+  let raised = ctx.avatarSpeaking && !ctx.echoGated;
+  /** Whether the avatar was speaking at the last look. */
+  let speaking = ctx.avatarSpeaking;
+  /** The avatar's voice is held (muted in the page) from the visitor's onset to its next reply. */
+  let held = false;
+  /** When the avatar was last seen speaking (Date.now()), 0 for never. */
+  let spokeAt = ctx.avatarSpeaking ? Date.now() : 0;
+  const actions: Actions = {
+    // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
+    avatarEchoes: () => ctx.echoGated && (speaking || Date.now() - EARLY_PHRASE_MS - spokeAt < ECHO_TAIL_MS),
+    hold: () => {
+      if (held) return;
+      held = true;
+      voice.holdAvatarVoice(true);
+      pipeline.setFarEndAudible(false);
+    },
+  };
+  const release = () => {
+    if (!held) return;
+    held = false;
+    voice.holdAvatarVoice(false);
+    pipeline.setFarEndAudible(true);
+  };
   const recognizers = createRecognizerSlot(voice, scope, { events, feed });
   const open = (segmentationSilenceMs: number) =>
     recognizers.open({ lang, key: asr.appKey, region: asr.region, segmentationSilenceMs });
@@ -177,7 +232,7 @@ export function* converse(ctx: ConversationContext) {
   };
   const fail = function* (message: NoticeMessage) {
     step({ type: 'flush' });
-    yield* act(outputs.splice(0), lang);
+    yield* act(outputs.splice(0), lang, actions);
     yield* put(alertShown(message));
   };
   /** A recognizer failed: schedules its restart, or says the call is over (false). */
@@ -211,11 +266,13 @@ export function* converse(ctx: ConversationContext) {
       const left = control && callLeft.match(control);
       const mute = control && muteToggled.match(control);
       const langChange = control && langChosen.match(control) ? control : undefined;
+      // The avatar's next reply is heard again.
+      if (control && messageReceived.match(control) && control.payload.msg_type === 'command' && control.payload.command === 'nlp_ready') release();
 
       if (left) {
         // Hung up: what is complete still goes; recognition stops with the scope.
         step({ type: 'flush' });
-        yield* act(outputs.splice(0), lang);
+        yield* act(outputs.splice(0), lang, actions);
         return;
       }
       if (wake.restart) {
@@ -269,14 +326,19 @@ export function* converse(ctx: ConversationContext) {
       }
       if (langChange && langChange.payload !== lang) {
         step({ type: 'flush' });
-        yield* act(outputs.splice(0), lang);
+        yield* act(outputs.splice(0), lang, actions);
         lang = langChange.payload;
         pending = open(LANG_CHANGE_SILENCE_MS);
       }
-      yield* act(outputs.splice(0), lang);
-      raised = yield* call(syncThreshold, pipeline, raised);
+      yield* act(outputs.splice(0), lang, actions);
+      if (speaking) spokeAt = Date.now();
+      speaking = (yield* select(selectAvatarActivity)) === 'speaking';
+      // With the echo gate the VAD keeps its normal threshold: the gate keeps the avatar's
+      // echo out, and a raised threshold would only make the visitor harder to hear.
+      if (!ctx.echoGated) raised = yield* call(syncThreshold, pipeline, raised);
     }
   } finally {
     controls.close();
+    release();
   }
 }

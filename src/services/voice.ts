@@ -4,6 +4,7 @@
  * speechRecognizer.ts: the only thing it adds is the environment's speech host, so
  * sagas never read the environment and tests pass a fake without module mocks.
  */
+import { avatarAudioElement } from './avatarAudio.ts';
 import { DetectorKeeper } from './detectorKeeper.ts';
 import {
   browserVoiceDeps,
@@ -36,6 +37,12 @@ export interface VoiceService {
   warmDetector(): void;
   /** The session is over: the kept detector is disposed. Never rejects. */
   releaseDetector(): Promise<void>;
+  /**
+   * Holds the avatar's voice in the page (muted) or lets it go: a visitor who starts
+   * talking over the avatar stops hearing it at once, before the server's answer to the
+   * break, so the recognizer hears the visitor without the avatar's echo.
+   */
+  holdAvatarVoice(held: boolean): void;
 }
 
 export interface VoiceServiceOptions {
@@ -67,6 +74,7 @@ export function createVoiceService(
       },
       mute: (muted) => pipeline.mute(muted),
       setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
+      setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
       stop: () => (stopping ??= pipeline.stop({ keepWarm: true }).then((warm) => keeper.give(warm))),
     };
   };
@@ -78,5 +86,8 @@ export function createVoiceService(
     prefetch: () => prefetchVoice(),
     warmDetector: () => keeper.warm(),
     releaseDetector: () => keeper.release().catch(() => {}),
+    holdAvatarVoice: (held) => {
+      avatarAudioElement().muted = held;
+    },
   };
 }

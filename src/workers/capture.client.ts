@@ -30,6 +30,12 @@ export interface CaptureOptions {
   onPcm16?(pcm: Int16Array): void;
   onReport?(report: WorkletReport): void;
   createNode?: CreateWorkletNode;
+  /**
+   * The avatar's received audio: the worklet's second input, for the echo gate
+   * (CaptureProcessorOptions.echoGateDb). Absent or null: no gate.
+   */
+  farEnd?: MediaStream | null;
+  echoGateDb?: number;
 }
 
 export interface Capture {
@@ -39,6 +45,8 @@ export interface Capture {
   stop(): void;
   /** Feeds the worklet from another stream (a new microphone) instead. */
   replaceStream(stream: MediaStream): void;
+  /** Whether the avatar's voice can reach the microphone (false while the page holds it). */
+  setFarEndAudible(audible: boolean): void;
 }
 
 const createBrowserNode: CreateWorkletNode = (context, name, options) => new AudioWorkletNode(context, name, options);
@@ -46,17 +54,22 @@ const createBrowserNode: CreateWorkletNode = (context, name, options) => new Aud
 /** The worklet module must have been added to `context` (CAPTURE_WORKLET_URL) first. */
 export function startCapture(options: CaptureOptions): Capture {
   const { context, stream, vadPort, createNode = createBrowserNode } = options;
+  const farEnd = options.farEnd && options.farEnd.getAudioTracks().length > 0 && options.echoGateDb !== undefined ? options.farEnd : null;
   const asr = new MessageChannel();
   asr.port1.onmessage = (event: MessageEvent<unknown>) => {
     // Tag check rather than instanceof: the array comes from another realm's structured clone.
     if (Object.prototype.toString.call(event.data) === '[object Int16Array]') options.onPcm16?.(event.data as Int16Array);
   };
 
-  const processorOptions: CaptureProcessorOptions = { frameSamples: FRAME_SAMPLES, targetSampleRate: TARGET_SAMPLE_RATE };
+  const processorOptions: CaptureProcessorOptions = {
+    frameSamples: FRAME_SAMPLES,
+    targetSampleRate: TARGET_SAMPLE_RATE,
+    ...(farEnd && options.echoGateDb !== undefined ? { echoGateDb: options.echoGateDb } : {}),
+  };
   // No outputs: a sink the engine pulls by itself, nothing to route to the speakers. One
   // explicit channel makes the engine downmix a stereo microphone before the worklet.
   const node = createNode(context, CAPTURE_PROCESSOR_NAME, {
-    numberOfInputs: 1,
+    numberOfInputs: farEnd ? 2 : 1,
     numberOfOutputs: 0,
     channelCount: 1,
     channelCountMode: 'explicit',
@@ -68,11 +81,17 @@ export function startCapture(options: CaptureOptions): Capture {
   control({ type: 'ports', vad: vadPort, asr: asr.port2 }, vadPort ? [vadPort, asr.port2] : [asr.port2]);
   let source = context.createMediaStreamSource(stream);
   source.connect(node);
+  // The avatar's audio into the second input, heard by the echo gate only (no output).
+  const farSource = farEnd ? context.createMediaStreamSource(farEnd) : null;
+  farSource?.connect(node, 0, 1);
 
   let stopped = false;
   return {
     setPaused(paused) {
       if (!stopped) control({ type: paused ? 'pause' : 'resume' });
+    },
+    setFarEndAudible(audible) {
+      if (!stopped) control({ type: 'farEnd', audible });
     },
     replaceStream(next) {
       if (stopped) return;
@@ -84,6 +103,7 @@ export function startCapture(options: CaptureOptions): Capture {
       if (stopped) return;
       stopped = true;
       source.disconnect();
+      farSource?.disconnect();
       control({ type: 'stop' });
       // Chromium keeps an AudioWorkletNode alive (a pending activity) for as long as its
       // AudioContext object lives, closed or not: its port's handler would keep this call's

@@ -13,6 +13,8 @@ import { floatToPcm16 } from './dsp/pcm16.ts';
 import { StreamingResampler } from './dsp/resampler.ts';
 import {
   CAPTURE_PROCESSOR_NAME,
+  ECHO_GATE_FAR_FLOOR,
+  ECHO_GATE_HANGOVER_FRAMES,
   FRAME_SAMPLES,
   TARGET_SAMPLE_RATE,
   type CaptureProcessorOptions,
@@ -37,6 +39,7 @@ function readOptions(raw: unknown): CaptureProcessorOptions {
   return {
     frameSamples: valid(o.frameSamples) ? o.frameSamples : FRAME_SAMPLES,
     targetSampleRate: valid(o.targetSampleRate) ? o.targetSampleRate : TARGET_SAMPLE_RATE,
+    ...(typeof o.echoGateDb === 'number' && Number.isFinite(o.echoGateDb) && o.echoGateDb < 0 ? { echoGateDb: o.echoGateDb } : {}),
   };
 }
 
@@ -47,10 +50,23 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private stopped = false;
   private readonly resampler: StreamingResampler;
   private readonly framer: Framer;
+  /** The echo gate as an amplitude ratio (null: no gate). */
+  private readonly gateRatio: number | null;
+  /** Squared sums since the last frame went out: the microphone, the avatar, and samples. */
+  private nearEnergy = 0;
+  private farEnergy = 0;
+  private energySamples = 0;
+  /** Frames sent as silence (reported with every 'gated' report). */
+  private gatedFrames = 0;
+  /** False while the page holds the avatar's voice: nothing of it reaches the microphone. */
+  private farAudible = true;
+  /** Frames the gate stays open after one that carried more than the echo (the visitor talking). */
+  private hangover = 0;
 
   constructor(options?: { processorOptions?: unknown }) {
     super();
-    const { frameSamples, targetSampleRate } = readOptions(options?.processorOptions);
+    const { frameSamples, targetSampleRate, echoGateDb } = readOptions(options?.processorOptions);
+    this.gateRatio = echoGateDb === undefined ? null : 10 ** (echoGateDb / 20);
     this.resampler = new StreamingResampler(sampleRate, targetSampleRate);
     this.framer = new Framer(frameSamples, (frame) => this.emit(frame));
     this.port.onmessage = (event: MessageEvent<unknown>) => this.onControl(event.data);
@@ -63,11 +79,51 @@ class CaptureProcessor extends AudioWorkletProcessor {
     // downmixed; an empty input means the track ended or is not connected yet.
     const channel = inputs[0]?.[0];
     if (!channel || this.paused || !this.asrPort) return true;
+    if (this.gateRatio !== null) {
+      // Levels need no resampling: the two inputs share the context's rate.
+      const far = inputs[1]?.[0];
+      for (let i = 0; i < channel.length; i += 1) {
+        const near = channel[i]!;
+        this.nearEnergy += near * near;
+        const echo = far ? far[i]! : 0;
+        this.farEnergy += echo * echo;
+      }
+      this.energySamples += channel.length;
+    }
     this.framer.push(this.resampler.process(channel));
     return true;
   }
 
+  /** Whether the frame just completed is the avatar's echo only (the gate closes on it). */
+  private echoOnly(): boolean {
+    if (this.gateRatio === null || this.energySamples === 0) return false;
+    const near = Math.sqrt(this.nearEnergy / this.energySamples);
+    const far = Math.sqrt(this.farEnergy / this.energySamples);
+    this.nearEnergy = 0;
+    this.farEnergy = 0;
+    this.energySamples = 0;
+    if (!this.farAudible || far <= ECHO_GATE_FAR_FLOOR) return false;
+    if (near >= far * this.gateRatio) {
+      // Louder than the echo: the visitor. The gate stays open a while, so the quieter
+      // sounds of their words (consonants, word ends) are not cut out between the loud ones.
+      this.hangover = ECHO_GATE_HANGOVER_FRAMES;
+      return false;
+    }
+    if (this.hangover > 0) {
+      this.hangover -= 1;
+      return false;
+    }
+    return true;
+  }
+
   private emit(frame: Float32Array): void {
+    if (this.echoOnly()) {
+      // Voice detection and the recognizer hear silence where the microphone carries only
+      // the avatar: its echo neither interrupts it nor runs into the visitor's next words.
+      frame.fill(0);
+      this.gatedFrames += 1;
+      if (this.gatedFrames % 50 === 1) this.report({ type: 'gated', frames: this.gatedFrames });
+    }
     if (this.asrPort) {
       const pcm = floatToPcm16(frame);
       this.asrPort.postMessage(pcm, [pcm.buffer]);
@@ -98,6 +154,9 @@ class CaptureProcessor extends AudioWorkletProcessor {
         return;
       case 'resume':
         this.paused = false;
+        return;
+      case 'farEnd':
+        this.farAudible = (message as Extract<WorkletControl, { type: 'farEnd' }>).audible !== false;
         return;
       case 'stop':
         this.stopped = true;

@@ -21,7 +21,20 @@ export const FRAME_SAMPLES = 1536;
 export interface CaptureProcessorOptions {
   frameSamples: number;
   targetSampleRate: number;
+  /**
+   * The echo gate (dB, e.g. -12), when the node's second input carries the avatar's audio:
+   * while the avatar is audible, a frame whose microphone level stays below the avatar's
+   * level plus this many dB is the avatar's echo only, and goes to voice detection and to
+   * the recognizer as silence. Absent: no gate.
+   */
+  echoGateDb?: number;
 }
+
+/** Frames (96 ms each) the echo gate stays open after one louder than the echo: about 0.8 s. */
+export const ECHO_GATE_HANGOVER_FRAMES = 8;
+
+/** Below this RMS the avatar's audio counts as silent (about −50 dBFS): the gate is open. */
+export const ECHO_GATE_FAR_FLOOR = 0.003;
 
 /**
  * Main → worklet over node.port. MessagePorts cannot go in processorOptions (they are
@@ -32,10 +45,16 @@ export type WorkletControl =
   | { type: 'ports'; vad: MessagePort | null; asr: MessagePort }
   | { type: 'pause' }
   | { type: 'resume' }
+  /** The avatar's voice is held in the page (muted): no echo to gate until it is heard again. */
+  | { type: 'farEnd'; audible: boolean }
   | { type: 'stop' };
 
 /** Worklet → main over node.port. */
-export type WorkletReport = { type: 'started'; sampleRate: number } | { type: 'error'; message: string };
+export type WorkletReport =
+  | { type: 'started'; sampleRate: number }
+  | { type: 'error'; message: string }
+  /** The echo gate sent `frames` frames (so far) to voice detection as silence. */
+  | { type: 'gated'; frames: number };
 
 /**
  * Worker → main. Segment events come straight from the frame processor; `stats` at most

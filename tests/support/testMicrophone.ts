@@ -28,6 +28,13 @@ export interface Playing {
   loop: boolean;
   /** Seconds of silence before the file plays. */
   leadSeconds: number;
+  /**
+   * The avatar's own voice in the microphone, as a phone's echo canceller leaves it: the
+   * page's received avatar audio (the `.avatar-video audio` element's stream), delayed and
+   * attenuated, mixed with the file. Residual echo after cancellation is typically −35 to
+   * −15 dB with 50 to 150 ms of acoustic and processing delay.
+   */
+  echo?: { gainDb: number; delayMs: number };
 }
 
 export interface TestMicrophoneState {
@@ -37,6 +44,8 @@ export interface TestMicrophoneState {
   live: number;
   /** What the next getUserMedia plays. */
   select(play: Playing): void;
+  /** When the file started playing at the last opening (Date.now() clock, ms). */
+  fileStartedAt?: number;
 }
 
 declare global {
@@ -89,6 +98,24 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
     destination.channelCount = 1;
     source.connect(destination);
     source.start(context.currentTime + play.leadSeconds);
+    state.fileStartedAt = Date.now() + play.leadSeconds * 1000;
+    const avatar = document.querySelector<HTMLAudioElement>('.avatar-video audio')?.srcObject;
+    if (play.echo && avatar instanceof MediaStream && avatar.getAudioTracks().length > 0) {
+      const delay = context.createDelay(1);
+      delay.delayTime.value = play.echo.delayMs / 1000;
+      const gain = context.createGain();
+      const level = 10 ** (play.echo.gainDb / 20);
+      gain.gain.value = level;
+      context.createMediaStreamSource(avatar).connect(delay).connect(gain).connect(destination);
+      // The loudspeaker is the avatar's <audio> element: muted or paused, it makes no echo.
+      const element = document.querySelector<HTMLAudioElement>('.avatar-video audio')!;
+      const speaker = setInterval(() => {
+        if (context.state === 'closed') return clearInterval(speaker);
+        gain.gain.setTargetAtTime(element.muted || element.paused ? 0 : level, context.currentTime, 0.005);
+      }, 10);
+    } else if (play.echo) {
+      throw new DOMException('the test microphone has no avatar audio to echo', 'NotFoundError');
+    }
     // A microphone sends samples, silent or not, for as long as it is open. Without an
     // input that never ends, Firefox's track stops carrying audio once the file has
     // played, and the recognizer never gets the silence that ends the last phrase.

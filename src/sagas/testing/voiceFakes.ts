@@ -27,6 +27,7 @@ export class FakePipeline implements VoicePipeline {
     this.thresholds.push(thresholds);
     return Promise.resolve();
   });
+  readonly setFarEndAudible = vi.fn<(audible: boolean) => void>();
   readonly stop = vi.fn(() => {
     this.stopped = true;
     return Promise.resolve();
@@ -145,6 +146,7 @@ export function createFakeVoice() {
     prefetch: vi.fn(() => Promise.resolve()),
     warmDetector: vi.fn(),
     releaseDetector: vi.fn(() => Promise.resolve()),
+    holdAvatarVoice: vi.fn<VoiceService['holdAvatarVoice']>(),
   };
 
   return {
