@@ -62,6 +62,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private farAudible = true;
   /** Frames the gate stays open after one that carried more than the echo (the visitor talking). */
   private hangover = 0;
+  /** The avatar's level in the two frames before this one: its echo arrives late. */
+  private farBefore = [0, 0];
 
   constructor(options?: { processorOptions?: unknown }) {
     super();
@@ -98,10 +100,16 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private echoOnly(): boolean {
     if (this.gateRatio === null || this.energySamples === 0) return false;
     const near = Math.sqrt(this.nearEnergy / this.energySamples);
-    const far = Math.sqrt(this.farEnergy / this.energySamples);
+    const farNow = Math.sqrt(this.farEnergy / this.energySamples);
     this.nearEnergy = 0;
     this.farEnergy = 0;
     this.energySamples = 0;
+    // The echo lags the avatar's audio (the loudspeaker, the room, the canceller: 50 to
+    // 150 ms): compared with the avatar's loudest of the last three frames (288 ms), the
+    // echo of a word that just ended is not taken for the visitor.
+    const far = Math.max(farNow, this.farBefore[0]!, this.farBefore[1]!);
+    this.farBefore[1] = this.farBefore[0]!;
+    this.farBefore[0] = farNow;
     if (!this.farAudible || far <= ECHO_GATE_FAR_FLOOR) return false;
     if (near >= far * this.gateRatio) {
       // Louder than the echo: the visitor. The gate stays open a while, so the quieter
