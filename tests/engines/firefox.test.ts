@@ -9,6 +9,7 @@ import { clearEvents, clearFaults, events, fetchRequester, setFaults, signalingF
 import { launchFirefox, phonePage } from './support/firefox.ts';
 import { control, conversation, endChatLeavesNothing, goLive, hearAvatar, liveCounts, openApp, waitFor, waitForLog, waitVideoPlays, wakeLockCounts } from './support/page.ts';
 import { screenshot } from './support/screenshot.ts';
+import { LONG_REPLY } from '../support/longReply.ts';
 
 const origin = inject('standinUrl');
 const request = fetchRequester(origin);
@@ -127,5 +128,34 @@ test('media-drop: a new WHEP connection replaces the dropped one and the avatar 
   await waitFor(() => liveCounts(page), (c) => c.pcCreated === 2 && c.pcOpen === 1 && c.socketsOpen === 1, 'one peer connection replaced by another');
   await waitVideoPlays(page);
   expect(await page.$$('[role="alert"]')).toHaveLength(0);
+  await endChatLeavesNothing(page);
+});
+
+test("a question spoken over a long reply, with the avatar's echo at −25 dB in the microphone, interrupts it and arrives word for word", async () => {
+  await openApp(page, origin, { mic: { file: 'nearestStore', loop: false, leadSeconds: 6, echo: { gainDb: -25, delayMs: 80 } } });
+  await goLive(page);
+  // The greeting over, then the call, then a reply of about 25 s with the question 6 s into the call.
+  await waitFor(async () => signalingFrames(await events(request), 'out').some((f) => f.command === 'nlp_end'), (ended) => ended, 'the greeting over', 30_000);
+  await control(page, 'button', 'Start call').click();
+  await control(page, 'button', 'Hang up').setTimeout(45_000).wait();
+  await clearEvents(request);
+  const said = await fetch(`${origin}/__standin/say`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: LONG_REPLY }),
+  });
+  expect(said.status).toBe(200);
+  const texts = await waitFor(
+    async () => signalingFrames(await events(request), 'in').filter((f) => f.type === 'message_text' && f.source === 'nlpmsg').map((f) => String(f.text)),
+    (sent) => sent.length > 0,
+    'the question sent',
+    60_000,
+  );
+  expect(texts).toEqual([expect.stringMatching(/^where is the nearest store\??$/i)]);
+  const seen = await events(request);
+  expect(signalingFrames(seen, 'in').map((f) => f.type)).toContain('break');
+  const replyId = signalingFrames(seen, 'out').find((f) => f.command === 'nlp_running')?.msg_id;
+  expect(signalingFrames(seen, 'out').find((f) => f.command === 'nlp_end' && f.msg_id === replyId)).toMatchObject({ interrupted: true });
+  await control(page, 'button', 'Hang up').click();
   await endChatLeavesNothing(page);
 });

@@ -18,6 +18,7 @@ const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 export const MIC_FILES = {
   twoQuestions: FIXTURES + 'call-two-questions.wav',
   nearestStore: FIXTURES + 'q-nearest-store.wav',
+  silence: FIXTURES + 'silence-3s.wav',
 };
 
 export type MicFile = keyof typeof MIC_FILES;

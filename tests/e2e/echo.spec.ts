@@ -1,0 +1,80 @@
+/**
+ * The avatar's own voice in a hands-free call (issues 16 and 19): the test microphone
+ * (tests/support/testMicrophone.ts) carries the page's received avatar audio at −25 dB,
+ * 80 ms late (a typical residual after echo cancellation), mixed with the visitor's file.
+ * Over a reply of about 25 s the echo must not interrupt the avatar, and a question spoken
+ * over it must. How fast, and at other levels: bench/echo.mjs.
+ */
+import { fileURLToPath } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { expectLive, openHome, presetLang } from './support/app.ts';
+import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { clearEvents, events, signalingFrames } from './support/standin.ts';
+import { installTestMicrophone, testMicrophoneArgs, type Playing } from '../support/testMicrophone.ts';
+import { LONG_REPLY } from '../support/longReply.ts';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const FILES = { silence: FIXTURES + 'silence-3s.wav', question: FIXTURES + 'q-nearest-store.wav' };
+const ECHO = { gainDb: -25, delayMs: 80 };
+
+test.beforeEach(beforeSessionTest);
+test.afterEach(afterSessionTest);
+
+const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+/** A live session whose greeting is over, then a call with the test microphone playing `play`. */
+async function callWithEcho(page: Page, play: Playing) {
+  await page.addInitScript(installTestMicrophone, testMicrophoneArgs(FILES, play));
+  await presetLang(page, 'en');
+  await openHome(page);
+  await button(page, 'Start chat').click();
+  await expectLive(page);
+  await expect.poll(async () => signalingFrames(await events(page.request), 'out').some((f) => f.command === 'nlp_end'), { timeout: 30_000 }).toBe(true);
+  await button(page, 'Start call').click();
+  await expect(button(page, 'Hang up')).toBeVisible({ timeout: 45_000 });
+}
+
+/** The reply to `/__standin/say`: its nlp_ready id once it speaks. */
+async function sayLongReply(page: Page): Promise<string> {
+  await clearEvents(page.request);
+  expect((await page.request.post('/__standin/say', { data: { text: LONG_REPLY } })).status()).toBe(200);
+  let id: string | undefined;
+  await expect
+    .poll(async () => (id = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_running')?.msg_id as string | undefined), { timeout: 15_000 })
+    .toBeDefined();
+  return id!;
+}
+
+test('the avatar\'s own voice at −25 dB in the microphone does not interrupt a 25 s reply', async ({ page }) => {
+  test.setTimeout(150_000);
+  await callWithEcho(page, { file: 'silence', loop: true, leadSeconds: 0, echo: ECHO });
+  const id = await sayLongReply(page);
+  // The whole reply: it ends by itself, not interrupted (an interrupted end says `interrupted: true`).
+  let end: Record<string, unknown> | undefined;
+  await expect
+    .poll(async () => (end = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id)), { timeout: 60_000 })
+    .toBeDefined();
+  expect(end!.interrupted, 'the reply was interrupted').not.toBe(true);
+  // The echo's tail: a phrase the recognizer finishes after the reply would go out within 2.5 s (ECHO_TAIL_MS) plus the early-phrase wait.
+  await page.waitForTimeout(5000);
+  const sent = signalingFrames(await events(page.request), 'in');
+  expect(sent.filter((f) => f.type === 'break'), 'no break while only the echo was in the microphone').toEqual([]);
+  expect(sent.filter((f) => f.type === 'message_text'), 'no visitor message while only the echo was in the microphone').toEqual([]);
+  await button(page, 'Hang up').click();
+});
+
+test('a question spoken over the avatar, with its echo at −25 dB, interrupts it and arrives word for word', async ({ page }) => {
+  test.setTimeout(150_000);
+  // The question starts 6 s after the microphone opens: well inside the reply asked for next.
+  await callWithEcho(page, { file: 'question', loop: false, leadSeconds: 6, echo: ECHO });
+  const id = await sayLongReply(page);
+  await expect
+    .poll(async () => signalingFrames(await events(page.request), 'in').filter((f) => f.type === 'message_text' && f.source === 'nlpmsg').map((f) => String(f.text)), {
+      timeout: 60_000,
+    })
+    .toEqual([expect.stringMatching(/^where is the nearest store\??$/i)]);
+  const seen = await events(page.request);
+  expect(signalingFrames(seen, 'in').map((f) => f.type)).toContain('break');
+  expect(signalingFrames(seen, 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id)).toMatchObject({ interrupted: true });
+  await button(page, 'Hang up').click();
+});
