@@ -31,6 +31,8 @@ const TEST_PACKAGES = [
   { pkg: 'firefox-esr', bin: 'firefox-esr' },
   { pkg: 'webkit2gtk-driver', bin: 'WebKitWebDriver' },
   { pkg: 'xvfb', bin: 'xvfb-run' },
+  // xvfb-run needs it (only recommended by xvfb, which an install without recommends skips).
+  { pkg: 'xauth', bin: 'xauth' },
 ];
 
 function say(message) {
