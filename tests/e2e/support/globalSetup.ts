@@ -1,25 +1,13 @@
-import { startAudioOutput } from '../../support/audioOutput.ts';
-import { startStandin } from '../../support/standin.ts';
+import { startSharedServices } from '../../support/sharedServices.ts';
 
 /**
  * Starts what every end-to-end test shares and stops it afterwards: an audio output
- * device for the browsers (PulseAudio with a null sink, exported as PULSE_SERVER) and one
- * stand-in on a free port (exported as STANDIN_URL). Workers and the browsers they
- * launch inherit both.
+ * device for the browsers (exported as PULSE_SERVER) and one stand-in on a free port
+ * (exported as STANDIN_URL). Workers and the browsers they launch inherit both.
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  const output = await startAudioOutput();
-  process.env.PULSE_SERVER = output.server;
-  process.env.AUDIO_OUTPUT_SINK = output.sink;
-  try {
-    const standin = await startStandin();
-    process.env.STANDIN_URL = standin.url;
-    return async () => {
-      await standin.stop();
-      await output.stop();
-    };
-  } catch (error) {
-    await output.stop();
-    throw error;
-  }
+  const shared = await startSharedServices();
+  process.env.AUDIO_OUTPUT_SINK = shared.sink;
+  process.env.STANDIN_URL = shared.standinUrl;
+  return shared.stop;
 }
