@@ -26,6 +26,8 @@ const button = (page: Page, name: string) => page.getByRole('button', { name, ex
 async function callWithEcho(page: Page, play: Playing) {
   await page.addInitScript(installTestMicrophone, testMicrophoneArgs(FILES, play));
   await presetLang(page, 'en');
+  // The stand-in's events are shared by every test: from here on they are this session's.
+  await clearEvents(page.request);
   await openHome(page);
   await button(page, 'Start chat').click();
   await expectLive(page);
@@ -38,10 +40,12 @@ async function callWithEcho(page: Page, play: Playing) {
 async function sayLongReply(page: Page): Promise<string> {
   await clearEvents(page.request);
   expect((await page.request.post('/__standin/say', { data: { text: LONG_REPLY } })).status()).toBe(200);
+  // The greeting is over: the first reply to start from here is the one asked for.
   let id: string | undefined;
   await expect
-    .poll(async () => (id = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_running')?.msg_id as string | undefined), { timeout: 15_000 })
+    .poll(async () => (id = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_ready')?.msg_id as string | undefined), { timeout: 15_000 })
     .toBeDefined();
+  await expect.poll(async () => signalingFrames(await events(page.request), 'out').some((f) => f.command === 'nlp_running' && f.msg_id === id), { timeout: 15_000 }).toBe(true);
   return id!;
 }
 
