@@ -103,7 +103,7 @@ export interface ConversationContext {
   feed: PcmFeed;
   scope: VoiceScope;
   asr: NonNullable<AccountInfo['asr']>;
-  /** Whether the pipeline was started with the raised threshold. */
+  /** Whether the avatar was speaking when the call started (the threshold was raised then unless the echo gate is on). */
   avatarSpeaking: boolean;
   /**
    * Whether the capture worklet's echo gate is on (the avatar's audio was given to the
