@@ -8,6 +8,8 @@ import { REDACTED } from '../sessionLog/redact.ts';
 import { appReducer, createReplay } from './engine.ts';
 import { parseLogFile } from './parse.ts';
 import { liveStore, playSession, SPEECH_KEY } from './recordedSession.ts';
+import { selectCandidateType } from '../stats/selectors.ts';
+import oldLog from './fixtures/session-log.json';
 
 // The stats slice is part of what replay rebuilds; make sure the live store has it too.
 appReducer();
@@ -100,5 +102,38 @@ describe('replay', () => {
     expect(texts).toContain('error error media: ICE failed');
     expect(texts.some((t) => t.startsWith('error replay could not apply this entry'))).toBe(true);
     expect(replay.finalState).toMatchObject({ session: { status: 'idle', endReason: 'iceError' } });
+  });
+
+  it('carries the route in new logs and replays logs recorded before it existed', () => {
+    const recorder = createRecorder({ reducer: appReducer() });
+    const { dispatch } = liveStore(recorder);
+    playSession(dispatch, recorder);
+    const text = serializeSessionLogFile(buildSessionLogFile(recorder, { accountId: null, deviceId: null }), recorder);
+    const replay = createReplay(parseLogFile(text).file);
+    const sampled = replay.file.entries.filter((e) => e.kind === 'action' && e.action.type === 'stats/statsSampled');
+    expect(sampled.length).toBeGreaterThan(0);
+    for (const entry of sampled) expect(entry).toMatchObject({ action: { payload: { candidateType: 'host' } } });
+    expect(selectCandidateType(replay.finalState as object)).toBe('host');
+
+    // The fixture was recorded before: its samples have no candidateType, and the route reads as none.
+    const old = createReplay(parseLogFile(JSON.stringify(oldLog)).file);
+    const oldSampled = old.file.entries.findIndex((e) => e.kind === 'action' && e.action.type === 'stats/statsSampled');
+    expect(JSON.stringify(oldLog)).not.toContain('candidateType');
+    expect(old.stateAt(oldSampled)).toMatchObject({ stats: { current: { jitterMs: 12, rttMs: 46 } } });
+    expect(selectCandidateType(old.stateAt(oldSampled) as object)).toBeNull();
+    expect(selectCandidateType(old.finalState as object)).toBeNull();
+  });
+
+  it('never passes on a route that is not one of the known words (a hand-edited log)', () => {
+    const sample = { upKbps: 5, downKbps: 1250, lossPct: 0, jitterMs: 12, rttMs: 46, quality: 'excellent' };
+    const entries = [
+      { seq: 0, t: 0, kind: 'action', action: { type: 'stats/statsSampled', payload: { ...sample, candidateType: 'relay' } } },
+      { seq: 1, t: 5000, kind: 'action', action: { type: 'stats/statsSampled', payload: { ...sample, candidateType: '<b>x</b>' } } },
+      { seq: 2, t: 10000, kind: 'action', action: { type: 'stats/statsSampled', payload: { ...sample, candidateType: { evil: true } } } },
+      { seq: 3, t: 15000, kind: 'store', reload: true, state: { stats: { panelEnabled: true, sampling: true, current: { ...sample, candidateType: 'srflx' }, history: [] } } },
+      { seq: 4, t: 15001, kind: 'store', reload: true, state: { stats: { panelEnabled: true, sampling: true, current: { ...sample, candidateType: 'TURN' }, history: [] } } },
+    ];
+    const replay = createReplay(parseLogFile({ ...oldLog, entries }).file);
+    expect([0, 1, 2, 3, 4].map((i) => selectCandidateType(replay.stateAt(i) as object))).toEqual(['relay', null, null, 'srflx', null]);
   });
 });

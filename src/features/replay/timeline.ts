@@ -7,6 +7,7 @@
  * so a missing slice or field simply yields no item.
  */
 import type { LogEntry } from '../sessionLog/types.ts';
+import { candidateTypeOf } from '../stats/derive.ts';
 
 export type TimelineKind = 'load' | 'state' | 'error' | 'stats' | 'request';
 
@@ -52,7 +53,9 @@ function statsText(current: unknown): string {
   const s = obj(current);
   if (!s) return 'no figures';
   const unit = (v: unknown, u: string) => (typeof v === 'number' ? `${v}${u}` : '—');
-  return `down ${unit(s.downKbps, ' kbps')}, up ${unit(s.upKbps, ' kbps')}, loss ${unit(s.lossPct, '%')}, jitter ${unit(s.jitterMs, ' ms')}, RTT ${unit(s.rttMs, ' ms')}`;
+  // Logs recorded before the route was sampled have no candidateType: nothing is added for them.
+  const route = candidateTypeOf(s.candidateType);
+  return `down ${unit(s.downKbps, ' kbps')}, up ${unit(s.upKbps, ' kbps')}, loss ${unit(s.lossPct, '%')}, jitter ${unit(s.jitterMs, ' ms')}, RTT ${unit(s.rttMs, ' ms')}${route ? `, route ${route}` : ''}`;
 }
 
 function change(items: TimelineItem[], before: unknown, after: unknown, slice: string, name: string, label: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveStats, toStatsList, type StatsCounters } from './derive.ts';
+import { candidateTypeOf, deriveStats, EMPTY_SAMPLE, toStatsList, type StatsCounters } from './derive.ts';
 import first from './fixtures/chrome-first.json';
 import steady from './fixtures/chrome-steady.json';
 import reconnected from './fixtures/chrome-reconnected.json';
@@ -19,7 +19,7 @@ function chain(...reports: unknown[][]) {
 describe('deriveStats on recorded Chrome reports', () => {
   it('gives no rates on the first sample, but jitter and RTT already', () => {
     const [sample] = chain(first);
-    expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: 12, rttMs: 46, quality: null });
+    expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: 12, rttMs: 46, quality: null, candidateType: 'host' });
   });
 
   it('derives bitrates from byte deltas over the report timestamps in steady state', () => {
@@ -94,7 +94,7 @@ describe('deriveStats on recorded Chrome reports', () => {
     const prev = deriveStats(null, first, 0).counters;
     for (const report of [null, [], garbage, {}]) {
       const { sample } = deriveStats(prev, report as never, 5000);
-      expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: null, rttMs: null, quality: null });
+      expect(sample).toEqual({ upKbps: null, downKbps: null, lossPct: null, jitterMs: null, rttMs: null, quality: null, candidateType: null });
     }
   });
 
@@ -118,5 +118,82 @@ describe('deriveStats on recorded Chrome reports', () => {
     expect(toStatsList(asObject)).toHaveLength(steady.length);
     const prev = deriveStats(null, first, 0).counters;
     expect(deriveStats(prev, asMap, 5000).sample.downKbps).toBe(1250);
+  });
+});
+
+describe('deriveStats: the route (the selected pair’s local candidate type)', () => {
+  const candidateType = (report: unknown[]) => deriveStats(null, report, 0).sample.candidateType;
+  const local = (id: string, type: unknown) => ({ id, type: 'local-candidate', candidateType: type });
+  const remote = (id: string, type: unknown) => ({ id, type: 'remote-candidate', candidateType: type });
+
+  it('reads host from every recorded Chrome fixture (all of them are host candidates)', () => {
+    for (const report of [first, steady, reconnected, afterReconnect, missing]) expect(candidateType(report)).toBe('host');
+  });
+
+  it('follows transport.selectedCandidatePairId (Chromium) to a relay local candidate', () => {
+    const report = [
+      { id: 'T01', type: 'transport', selectedCandidatePairId: 'CPrelay', bytesReceived: 10, bytesSent: 1 },
+      // Another nominated, succeeded pair on a host candidate comes first: the transport's choice wins.
+      { id: 'CPhost', type: 'candidate-pair', state: 'succeeded', nominated: true, localCandidateId: 'Lhost', remoteCandidateId: 'Rhost' },
+      { id: 'CPrelay', type: 'candidate-pair', state: 'succeeded', nominated: true, localCandidateId: 'Lrelay', remoteCandidateId: 'Rhost' },
+      local('Lhost', 'host'),
+      local('Lrelay', 'relay'),
+      remote('Rhost', 'host'),
+    ];
+    expect(candidateType(report)).toBe('relay');
+  });
+
+  it('reads the local candidate, never the remote one', () => {
+    const report = [
+      { id: 'T01', type: 'transport', selectedCandidatePairId: 'CP1' },
+      { id: 'CP1', type: 'candidate-pair', state: 'succeeded', nominated: true, localCandidateId: 'L1', remoteCandidateId: 'R1' },
+      local('L1', 'srflx'),
+      remote('R1', 'relay'),
+    ];
+    expect(candidateType(report)).toBe('srflx');
+  });
+
+  it('takes Firefox’s `selected: true` pair when there are no transport stats', () => {
+    const report = [
+      { id: 'p1', type: 'candidate-pair', state: 'succeeded', nominated: true, selected: false, localCandidateId: 'l1', remoteCandidateId: 'r1' },
+      { id: 'p2', type: 'candidate-pair', state: 'succeeded', nominated: true, selected: true, localCandidateId: 'l2', remoteCandidateId: 'r1' },
+      local('l1', 'relay'),
+      local('l2', 'host'),
+      remote('r1', 'host'),
+    ];
+    expect(candidateType(report)).toBe('host');
+  });
+
+  it('reports prflx as the browser does', () => {
+    const report = [{ id: 'CP', type: 'candidate-pair', selected: true, localCandidateId: 'L' }, local('L', 'prflx')];
+    expect(candidateType(report)).toBe('prflx');
+  });
+
+  it('is null when the local candidate is missing, unnamed, or only a remote candidate has the id', () => {
+    const pair = { id: 'CP', type: 'candidate-pair', state: 'succeeded', nominated: true, localCandidateId: 'L' };
+    expect(candidateType([{ id: 'T01', type: 'transport', selectedCandidatePairId: 'CP' }, pair])).toBeNull();
+    expect(candidateType([{ ...pair, localCandidateId: undefined }, local('L', 'relay')])).toBeNull();
+    expect(candidateType([{ ...pair, localCandidateId: 7 }, local(7 as never, 'relay')])).toBeNull();
+    expect(candidateType([pair, remote('L', 'relay')])).toBeNull();
+    // no pair in use at all: a succeeded pair that is not nominated is not the route
+    expect(candidateType([{ ...pair, nominated: false }, local('L', 'relay')])).toBeNull();
+  });
+
+  it('never passes on a value other than the four known words', () => {
+    const pair = { id: 'CP', type: 'candidate-pair', selected: true, localCandidateId: 'L' };
+    for (const bogus of ['<b>x</b>', 'RELAY', ' relay', 'relay ', '', 'turn', 42, null, undefined, { toString: () => 'relay' }, ['relay']]) {
+      expect(candidateType([pair, local('L', bogus)])).toBeNull();
+    }
+  });
+
+  it('starts empty', () => {
+    expect(EMPTY_SAMPLE.candidateType).toBeNull();
+  });
+});
+
+describe('candidateTypeOf', () => {
+  it('accepts host, srflx, prflx and relay only', () => {
+    for (const word of ['host', 'srflx', 'prflx', 'relay']) expect(candidateTypeOf(word)).toBe(word);
+    for (const other of ['<b>x</b>', 'Host', 'constructor', 'toString', '__proto__', 1, true, null, undefined, {}]) expect(candidateTypeOf(other)).toBeNull();
   });
 });

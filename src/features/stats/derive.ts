@@ -18,6 +18,13 @@
  *   remote-outbound roundTripTime as fallbacks). Both are seconds in WebRTC.
  * - A counter whose source changed (new ids after a media reconnect) or went
  *   backwards is treated like a first sample: no value, never a negative rate.
+ * - The route is the selected pair's local candidate type (host, srflx, prflx
+ *   or relay: is this client's media relayed?). Unlike the bytes, the pair the
+ *   transport names as selected comes first (then Firefox's `selected`, then
+ *   nominated and succeeded): it is the path the browser says it uses, even
+ *   where, as with werift above, another nominated pair carries the media.
+ *   Only the local candidate's type is read, never the remote's. Any value
+ *   other than those four words gives null: it is never shown as is.
  * - Anything missing or not a finite number gives null ('—' in the panel).
  */
 import { qualityLevel, type QualityLevel } from './quality.ts';
@@ -38,6 +45,21 @@ export interface StatsSample {
   jitterMs: number | null;
   rttMs: number | null;
   quality: QualityLevel | null;
+  /**
+   * The selected pair's local candidate type: one of CANDIDATE_TYPES or null.
+   * Typed as a string because samples also come back from session logs, which
+   * may be old (no field at all) or hand-edited: read it through candidateTypeOf().
+   */
+  candidateType: string | null;
+}
+
+/** The ICE candidate types of RTCIceCandidateType, as browsers spell them; the panel shows them as is. */
+export const CANDIDATE_TYPES = ['host', 'srflx', 'prflx', 'relay'] as const;
+export type CandidateType = (typeof CANDIDATE_TYPES)[number];
+
+/** A known candidate type, or null for anything else (missing, another word, not a string). */
+export function candidateTypeOf(value: unknown): CandidateType | null {
+  return typeof value === 'string' && (CANDIDATE_TYPES as readonly string[]).includes(value) ? (value as CandidateType) : null;
 }
 
 interface ByteCounter {
@@ -66,6 +88,7 @@ export const EMPTY_SAMPLE: StatsSample = {
   jitterMs: null,
   rttMs: null,
   quality: null,
+  candidateType: null,
 };
 
 export function toStatsList(report: StatsReportLike | null | undefined): RawStats[] {
@@ -105,6 +128,14 @@ function selectedPair(stats: RawStats[]): RawStats | undefined {
   const pairs = stats.filter((s) => s.type === 'candidate-pair');
   // Firefox marks the pair `selected`; otherwise the nominated pair that succeeded is the one in use.
   return pairs.find((p) => p.selected === true) ?? pairs.find((p) => p.nominated === true && p.state === 'succeeded');
+}
+
+/** The local candidate type of the selected pair (never the remote's: that says nothing of this client's path). */
+function localCandidateType(stats: RawStats[], pair: RawStats | undefined): CandidateType | null {
+  const localId = pair?.localCandidateId;
+  if (typeof localId !== 'string') return null;
+  const local = stats.find((s) => s.type === 'local-candidate' && s.id === localId);
+  return candidateTypeOf(local?.candidateType);
 }
 
 function byteCounter(stats: RawStats[], pair: RawStats | undefined, dir: 'up' | 'down'): ByteCounter | null {
@@ -194,6 +225,7 @@ export function deriveStats(prev: StatsCounters | null, report: StatsReportLike 
     jitterMs: jitterS === null ? null : round(jitterS * 1000, 1),
     rttMs,
     quality: qualityLevel({ kbps: downKbps, lossPct, rttMs }),
+    candidateType: localCandidateType(stats, pair),
   };
   return { sample, counters };
 }

@@ -9,6 +9,8 @@ export const statsMessages = defineMessages({
   jitter: { id: 'stats.jitter', defaultMessage: 'Jitter' },
   rtt: { id: 'stats.rtt', defaultMessage: 'RTT' },
   quality: { id: 'stats.quality', defaultMessage: 'Quality' },
+  /** Its value is the ICE candidate type as WebRTC spells it (host, srflx, prflx, relay), never translated. */
+  route: { id: 'stats.route', defaultMessage: 'Route' },
   kbps: { id: 'stats.kbps', defaultMessage: '{value} kbps' },
   percent: { id: 'stats.percent', defaultMessage: '{value}%' },
   ms: { id: 'stats.ms', defaultMessage: '{value} ms' },

@@ -1,4 +1,5 @@
 import { createSelector } from '@reduxjs/toolkit';
+import { candidateTypeOf, type CandidateType } from './derive.ts';
 import { qualityRank } from './quality.ts';
 import { initialStatsState, statsSlice, type StatsState } from './statsSlice.ts';
 
@@ -11,6 +12,13 @@ import { initialStatsState, statsSlice, type StatsState } from './statsSlice.ts'
 const bound = statsSlice.getSelectors((root: object) => (root as { stats?: StatsState }).stats ?? initialStatsState);
 
 export const { selectStatsPanelEnabled, selectStatsSampling, selectCurrentStats, selectStatsHistory } = bound;
+
+/**
+ * The latest sample's route (local candidate type), or null. The sample may
+ * come from a session log: one recorded before the field existed (missing →
+ * null) or edited by hand (anything but the four known words → null).
+ */
+export const selectCandidateType = (root: object): CandidateType | null => candidateTypeOf(selectCurrentStats(root)?.candidateType);
 
 export interface StatsSeries {
   upKbps: (number | null)[];

@@ -82,6 +82,8 @@ describe('replay viewer', { timeout: 20_000 }, () => {
     const stats = within(frame).getByLabelText('Network stats');
     expect(within(stats).getByLabelText('Downstream')).toHaveTextContent('1,250 kbps');
     expect(within(stats).getByLabelText('Quality')).toHaveTextContent('Excellent');
+    // the fixture was recorded before the route was sampled: it reads as none
+    expect(within(stats).getByLabelText('Route')).toHaveTextContent('—');
 
     fireEvent.click(screen.getByLabelText(/alert error\.iceError/));
     expect(within(frame).getByText('WebRTC connection error, please try again later!').closest('[role="alert"]')).not.toBeNull();

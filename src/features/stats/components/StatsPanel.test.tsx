@@ -10,7 +10,7 @@ import { StatsPanel } from './StatsPanel.tsx';
 
 rootReducer.inject(statsSlice);
 
-const good: StatsSample = { upKbps: 5, downKbps: 1250, lossPct: 0.55, jitterMs: 12, rttMs: 46, quality: 'excellent' };
+const good: StatsSample = { upKbps: 5, downKbps: 1250, lossPct: 0.55, jitterMs: 12, rttMs: 46, quality: 'excellent', candidateType: 'host' };
 
 function renderPanel(stats: Partial<StatsState>, lang: 'en' | 'zh' = 'en') {
   const preloadedState = { stats: { ...initialStatsState, panelEnabled: true, ...stats } } as Partial<RootState>;
@@ -31,6 +31,24 @@ describe('StatsPanel', () => {
     expect(within(region).getByLabelText('Packet loss')).toHaveTextContent('0.55%');
     expect(within(region).getByLabelText('Jitter')).toHaveTextContent('12 ms');
     expect(within(region).getByLabelText('RTT')).toHaveTextContent('46 ms');
+    expect(within(region).getByLabelText('Route')).toHaveTextContent(/^host$/);
+  });
+
+  it('shows the route as the WebRTC word, untranslated: is the media relayed?', () => {
+    renderPanel({ current: { ...good, candidateType: 'relay' } });
+    const route = within(screen.getByRole('region', { name: 'Network stats' })).getByLabelText('Route');
+    expect(route.tagName).toBe('DD');
+    expect(route).toHaveTextContent(/^relay$/);
+  });
+
+  it('shows — for a route that is missing (a log recorded before it existed) or not a known word (a hand-edited log)', () => {
+    const { candidateType: _dropped, ...old } = good;
+    for (const current of [{ ...good, candidateType: null }, old, { ...good, candidateType: '<b>x</b>' }, { ...good, candidateType: 7 }]) {
+      const { unmount } = renderPanel({ current: current as StatsSample });
+      expect(screen.getByLabelText('Route')).toHaveTextContent(/^—$/);
+      expect(screen.getByLabelText('Route').querySelector('b')).toBeNull();
+      unmount();
+    }
   });
 
   it('shows the quality level in words and in colour', () => {
@@ -41,8 +59,8 @@ describe('StatsPanel', () => {
   });
 
   it('shows — for missing figures', () => {
-    renderPanel({ current: { upKbps: null, downKbps: null, lossPct: null, jitterMs: 3, rttMs: null, quality: null } });
-    for (const label of ['Upstream', 'Downstream', 'Packet loss', 'RTT', 'Quality']) {
+    renderPanel({ current: { upKbps: null, downKbps: null, lossPct: null, jitterMs: 3, rttMs: null, quality: null, candidateType: null } });
+    for (const label of ['Upstream', 'Downstream', 'Packet loss', 'RTT', 'Quality', 'Route']) {
       expect(screen.getByLabelText(label)).toHaveTextContent('—');
     }
     expect(screen.getByLabelText('Jitter')).toHaveTextContent('3 ms');
@@ -67,6 +85,9 @@ describe('StatsPanel', () => {
     expect(zh['stats.title']).not.toBe('Network stats');
     expect(screen.getByRole('region', { name: zh['stats.title'] })).toBeInTheDocument();
     expect(screen.getByLabelText(zh['stats.quality'])).toHaveTextContent(zh['stats.level.excellent']);
+    // the label is translated, the candidate type is not
+    expect(zh['stats.route']).not.toBe('Route');
+    expect(screen.getByLabelText(zh['stats.route'])).toHaveTextContent(/^host$/);
   });
 });
 

@@ -4,7 +4,7 @@ import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { sessionLogDownloadRequested } from '../../sessionLog/middleware.ts';
 import { statsMessages } from '../messages.ts';
 import type { QualityLevel } from '../quality.ts';
-import { selectCurrentStats, selectStatsPanelEnabled, selectStatsSeries } from '../selectors.ts';
+import { selectCandidateType, selectCurrentStats, selectStatsPanelEnabled, selectStatsSeries } from '../selectors.ts';
 import { Sparkline } from './Sparkline.tsx';
 import './StatsPanel.css';
 
@@ -25,8 +25,9 @@ const LEVEL_WORDS: Record<QualityLevel, MessageDescriptor> = {
 
 /**
  * The network stats panel for support staff: upstream, downstream, packet
- * loss, jitter, RTT and the quality level, each with a 5-minute sparkline, and
- * the session log download. Renders nothing unless the panel is enabled.
+ * loss, jitter, RTT and the quality level, each with a 5-minute sparkline, the
+ * route (the selected local ICE candidate type: is the media relayed?) and the
+ * session log download. Renders nothing unless the panel is enabled.
  */
 export function StatsPanel() {
   const enabled = useAppSelector(selectStatsPanelEnabled);
@@ -38,6 +39,7 @@ function StatsPanelBody() {
   const dispatch = useAppDispatch();
   const current = useAppSelector(selectCurrentStats);
   const series = useAppSelector(selectStatsSeries);
+  const candidateType = useAppSelector(selectCandidateType);
   const id = useId();
   const level = current?.quality ?? null;
 
@@ -69,6 +71,13 @@ function StatsPanelBody() {
               {level ? intl.formatMessage(LEVEL_WORDS[level]) : NO_VALUE}
             </span>
             <Sparkline values={series.quality} max={3} />
+          </dd>
+        </div>
+        <div className="stats-panel__row">
+          <dt id={`${id}-route`}>{intl.formatMessage(statsMessages.route)}</dt>
+          <dd aria-labelledby={`${id}-route`}>
+            {/* The WebRTC word as is (host, srflx, prflx, relay): what support staff search for, in every language. */}
+            <span className="stats-panel__value">{candidateType ?? NO_VALUE}</span>
           </dd>
         </div>
       </dl>
