@@ -18,6 +18,8 @@ const STANDIN_PACKAGES = [
   { pkg: 'espeak-ng', bin: 'espeak-ng' },
   { pkg: 'pocketsphinx', bin: 'pocketsphinx_continuous' },
   { pkg: 'pocketsphinx-en-us', file: '/usr/share/pocketsphinx/model/en-us/en-us/mdef' },
+  // The TURN relay the local build's media can go through (server/turn.ts).
+  { pkg: 'coturn', bin: 'turnserver' },
 ];
 const TEST_PACKAGES = [
   { pkg: 'chromium', bin: 'chromium' },

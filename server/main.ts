@@ -2,13 +2,15 @@
  * `npm start` / `npm run serve`: runs the stand-in on HOST:PORT.
  * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
- * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist).
+ * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
+ * coturn, on UDP at the HTTP port's number; 0: none).
  * stdout carries exactly two lines once ready (the demo URL and the listening
  * address); everything else is logged on stderr.
  */
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
 import { createLogger } from './log.ts';
+import { startTurnRelay, type TurnRelay } from './turn.ts';
 
 const log = createLogger('main');
 
@@ -42,6 +44,7 @@ const standin = await createStandin({
   ...(maxRooms !== undefined ? { maxRooms } : {}),
 });
 
+let turn: TurnRelay | null = null;
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) {
@@ -52,7 +55,7 @@ async function stop(signal: string): Promise<void> {
   log.info(`${signal}: closing rooms and connections`);
   const force = setTimeout(() => fail('close took longer than 5 s; exiting'), 5_000);
   force.unref();
-  await standin.close();
+  await Promise.allSettled([standin.close(), turn?.close()]);
   process.exit(0);
 }
 process.on('SIGINT', () => void stop('SIGINT'));
@@ -72,6 +75,10 @@ try {
 }
 
 const actualPort = (standin.server.address() as AddressInfo).port;
+// The relay the `local` build names (turn:{page host}:{page port}): ready before the URL is printed.
+if ((env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0') {
+  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn') });
+}
 const shownHost = host.includes(':') ? `[${host}]` : host;
 const origin = `http://${shownHost}:${actualPort}`;
 process.stdout.write(`Demo: ${origin}/25d/demo\nlistening on ${origin}\n`);

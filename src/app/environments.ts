@@ -17,6 +17,11 @@ export interface EnvironmentConfig {
   /** Overrides the srsLink returned by /get/route when set. */
   mediaServerUrl: string | null;
   iceServers: RTCIceServer[];
+  /**
+   * 'relay' makes the peer connection use only the TURN relay's candidates: `?relay=1` on
+   * the app's URL, honoured in the `local` and `debug` environments only (support and tests).
+   */
+  iceTransportPolicy: RTCIceTransportPolicy;
   /** Speech service host for SpeechConfig.fromHost; null means fromSubscription(key, region). */
   speechHost: string | null;
   /** The account id that turns on the AI-summary notice and the digital-host label. */
@@ -48,6 +53,21 @@ function iceFromEnv(): RTCIceServer[] {
   ];
 }
 
+/**
+ * The stand-in's TURN relay (server/turn.ts): coturn on UDP at the page's own host and port
+ * number, with the stand-in's fixed long-term credential (a local test relay, not a secret).
+ */
+export function standinTurn(loc: Pick<Location, 'protocol' | 'hostname' | 'port'>): RTCIceServer {
+  const port = loc.port || (loc.protocol === 'https:' ? '443' : '80');
+  return { urls: [`turn:${loc.hostname}:${port}?transport=udp`], username: 'standin', credential: 'standin-relay' };
+}
+
+/** `?relay=1`: relay-only ICE, where the environment allows it. */
+export function transportPolicyFor(name: EnvName, search: string): RTCIceTransportPolicy {
+  if (name !== 'local' && name !== 'debug') return 'all';
+  return new URLSearchParams(search).get('relay') === '1' ? 'relay' : 'all';
+}
+
 function sameOriginWs(): string {
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}`;
 }
@@ -60,6 +80,7 @@ function remote(name: EnvName, debug: boolean): EnvironmentConfig {
     liveServiceUrl: fromEnv('VITE_LIVE_SERVICE_URL', ''),
     mediaServerUrl: env.VITE_MEDIA_SERVER_URL || null,
     iceServers: iceFromEnv(),
+    iceTransportPolicy: transportPolicyFor(name, location.search),
     speechHost: null,
     specialAccountId: fromEnv('VITE_SPECIAL_ACCOUNT_ID', ''),
     showBitrate: debug,
@@ -77,7 +98,8 @@ export function environmentFor(name: EnvName): EnvironmentConfig {
         routingServiceUrl: '',
         liveServiceUrl: '',
         mediaServerUrl: null,
-        iceServers: [],
+        iceServers: [standinTurn(location)],
+        iceTransportPolicy: transportPolicyFor(name, location.search),
         speechHost: sameOriginWs(),
         specialAccountId: 'gov',
         showBitrate: false,

@@ -23,7 +23,7 @@ export function createServices(): SagaServices {
     account: createAccountService(http, { userServiceUrl: environment.userServiceUrl, version: APP_VERSION }),
     live: createLiveService(http, environment),
     streams: createStreamsService(http),
-    whep: createWhepService({ http, iceServers: environment.iceServers }),
+    whep: createWhepService({ http, iceServers: environment.iceServers, iceTransportPolicy: environment.iceTransportPolicy }),
     socket: createSocketService(),
     storage: createBrowserStorage(),
     platform: createBrowserPlatform(),

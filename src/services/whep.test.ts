@@ -5,6 +5,10 @@ import { createWhepService, whepUrl, type PeerEvent } from './whep.ts';
 /** Just enough of RTCPeerConnection for the WHEP flow. */
 class FakePeerConnection extends EventTarget {
   static last: FakePeerConnection | null = null;
+  /** What gathering adds to the offer (a browser puts its candidates in localDescription). */
+  static gathered = '\r\na=candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host';
+  /** How long gathering takes. */
+  static gatherMs = 10;
   connectionState: RTCPeerConnectionState = 'new';
   iceGatheringState: RTCIceGatheringState = 'gathering';
   localDescription: RTCSessionDescriptionInit | null = null;
@@ -25,9 +29,11 @@ class FakePeerConnection extends EventTarget {
     this.localDescription = desc;
     // Gathering finishes a little later, like a browser's.
     setTimeout(() => {
+      this.localDescription = { ...desc, sdp: `${desc.sdp ?? ''}${FakePeerConnection.gathered}` };
+      if (FakePeerConnection.gathered) this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: {} }));
       this.iceGatheringState = 'complete';
       this.dispatchEvent(new Event('icegatheringstatechange'));
-    }, 10);
+    }, FakePeerConnection.gatherMs);
     return Promise.resolve();
   }
   setRemoteDescription(desc: RTCSessionDescriptionInit) {
@@ -71,9 +77,13 @@ beforeEach(() => {
   vi.stubGlobal('MediaStream', FakeMediaStream);
 });
 
+const OFFER = `v=0 offer${FakePeerConnection.gathered}`;
+
 afterEach(() => {
   vi.unstubAllGlobals();
   FakePeerConnection.last = null;
+  FakePeerConnection.gathered = '\r\na=candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host';
+  FakePeerConnection.gatherMs = 10;
 });
 
 describe('whep', () => {
@@ -91,7 +101,7 @@ describe('whep', () => {
       ['audio', { direction: 'recvonly' }],
     ]);
     expect(pc?.iceGatheringState).toBe('complete');
-    expect(postText).toHaveBeenCalledWith('http://h/rtc/v1/whep/?app=live&stream=r-1', 'v=0 offer', 'application/sdp', {
+    expect(postText).toHaveBeenCalledWith('http://h/rtc/v1/whep/?app=live&stream=r-1', OFFER, 'application/sdp', {
       signal: expect.any(AbortSignal),
     });
     expect(pc?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
@@ -163,7 +173,7 @@ describe('whep', () => {
 
     await service.connect({ srsLink: 'http://media', roomId: 'r' }, controller.signal);
     expect(FakePeerConnection.last).toBe(preparedPeer);
-    expect(postText).toHaveBeenCalledWith(whepUrl('http://media', 'r'), 'v=0 offer', 'application/sdp', expect.anything());
+    expect(postText).toHaveBeenCalledWith(whepUrl('http://media', 'r'), OFFER, 'application/sdp', expect.anything());
     expect(preparedPeer?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
     // The next connect (a media reconnect) builds its own.
     await service.connect({ srsLink: 'http://media', roomId: 'r' }, controller.signal);
@@ -209,5 +219,43 @@ describe('whep', () => {
     expect(FakePeerConnection.last).toBeNull();
     await service.connect({ srsLink: '', roomId: 'r' }, controller.signal);
     expect(FakePeerConnection.last?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0' });
+  });
+
+  it('asks for relay-only ICE when told to, and for every candidate by default', async () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    await service.connect({ srsLink: 'http://h', roomId: 'r' }, new AbortController().signal);
+    expect(FakePeerConnection.last?.config.iceTransportPolicy).toBe('all');
+    const relayOnly = createWhepService({
+      http: { postText: vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' })) } as unknown as HttpClient,
+      iceServers: [],
+      iceTransportPolicy: 'relay',
+      createPeer: (config) => new FakePeerConnection(config) as unknown as RTCPeerConnection,
+    });
+    await relayOnly.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+    expect(FakePeerConnection.last?.config.iceTransportPolicy).toBe('relay');
+  });
+
+  it('an offer without one candidate (every ICE server refused) is an ICE error, posted nowhere, its peer closed', async () => {
+    FakePeerConnection.gathered = '';
+    const { service, postText } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    await expect(service.connect({ srsLink: 'http://h', roomId: 'r' }, new AbortController().signal)).rejects.toMatchObject({
+      name: 'WhepError',
+      kind: 'ice',
+    });
+    expect(postText).not.toHaveBeenCalled();
+    expect(FakePeerConnection.last?.closed).toBe(true);
+  });
+
+  it('past the gathering timeout with no candidate yet, it waits for the first one instead of posting an empty offer', async () => {
+    FakePeerConnection.gatherMs = 60;
+    const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
+    const service = createWhepService({
+      http: { postText } as unknown as HttpClient,
+      iceServers: [],
+      createPeer: (config) => new FakePeerConnection(config) as unknown as RTCPeerConnection,
+      iceGatheringTimeoutMs: 5,
+    });
+    await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+    expect(postText).toHaveBeenCalledWith(whepUrl('', 'r'), OFFER, 'application/sdp', expect.anything());
   });
 });

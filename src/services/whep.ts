@@ -41,7 +41,8 @@ export interface WhepService {
   connect(params: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection>;
 }
 
-export type WhepErrorKind = 'unsupported' | 'negotiation' | 'answer';
+/** 'ice': not one candidate could be gathered (every ICE server refused or unreachable, or relay-only without a relay). */
+export type WhepErrorKind = 'unsupported' | 'negotiation' | 'answer' | 'ice';
 
 export class WhepError extends Error {
   override readonly name = 'WhepError';
@@ -70,6 +71,37 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+const hasCandidate = (sdp: string | undefined): boolean => sdp !== undefined && /^a=candidate:/m.test(sdp);
+
+/** Resolves at the first gathered candidate or when gathering completes. */
+function firstCandidateOrComplete(pc: RTCPeerConnection, signal: AbortSignal): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const finish = () => {
+      pc.removeEventListener('icecandidate', onCandidate);
+      pc.removeEventListener('icegatheringstatechange', onChange);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onCandidate = (event: RTCPeerConnectionIceEvent) => {
+      if (!event.candidate) return;
+      finish();
+      resolve();
+    };
+    const onChange = () => {
+      if (pc.iceGatheringState !== 'complete') return;
+      finish();
+      resolve();
+    };
+    const onAbort = () => {
+      finish();
+      reject(new DOMException('WHEP connect aborted', 'AbortError'));
+    };
+    pc.addEventListener('icecandidate', onCandidate);
+    pc.addEventListener('icegatheringstatechange', onChange);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: AbortSignal): Promise<void> {
@@ -131,6 +163,8 @@ function wrapConnection(pc: RTCPeerConnection): WhepConnection {
 export interface WhepDeps {
   http: HttpClient;
   iceServers: RTCIceServer[];
+  /** 'relay': only the TURN relay's candidates (`?relay=1`). Default 'all'. */
+  iceTransportPolicy?: RTCIceTransportPolicy;
   /** Injected so tests can pass a fake; defaults to the browser's RTCPeerConnection. */
   createPeer?: (config: RTCConfiguration) => RTCPeerConnection;
   iceGatheringTimeoutMs?: number;
@@ -154,7 +188,7 @@ export function createWhepService(deps: WhepDeps): WhepService {
   let prepared: Offering | null = null;
 
   const startOffer = (signal: AbortSignal): Offering => {
-    const pc = createPeer({ iceServers: deps.iceServers });
+    const pc = createPeer({ iceServers: deps.iceServers, iceTransportPolicy: deps.iceTransportPolicy ?? 'all' });
     const connection = wrapConnection(pc);
     const offerSdp = (async () => {
       pc.addTransceiver('video', { direction: 'recvonly' });
@@ -165,8 +199,16 @@ export function createWhepService(deps: WhepDeps): WhepService {
       throwIfAborted(signal, 'WHEP connect aborted');
       await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
       throwIfAborted(signal, 'WHEP connect aborted');
+      // Past the gathering timeout with nothing found yet (a TURN allocation over a slow
+      // link): wait on for the first candidate or the end of gathering; the session's
+      // start limit bounds the wait.
+      if (!hasCandidate(pc.localDescription?.sdp)) await firstCandidateOrComplete(pc, signal);
       const sdp = pc.localDescription?.sdp;
       if (!sdp) throw new WhepError('negotiation', 'no local description');
+      // An offer without a single candidate can never connect, and the browser would not
+      // say so (the connection stays 'new'): with a wrong TURN credential and ?relay=1,
+      // the only ICE server answers 401 and nothing is gathered. That is an ICE error.
+      if (!hasCandidate(sdp)) throw new WhepError('ice', `no ICE candidate was gathered (policy ${deps.iceTransportPolicy ?? 'all'})`);
       return sdp;
     })();
     return { pc, connection, offerSdp, signal };

@@ -1,0 +1,90 @@
+/** The TURN relay as the stand-in runs it: a real coturn, a real STUN exchange, and nothing left behind. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from './log.ts';
+import { startTurnRelay, stunAnswers, type TurnRelay } from './turn.ts';
+
+const quiet: Logger & { warnings: string[] } = {
+  warnings: [],
+  info: () => undefined,
+  warn(message) {
+    this.warnings.push(message);
+  },
+  error: () => undefined,
+};
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !alive(pid);
+}
+
+/** A port number free on TCP (the UDP one of the same number is then almost surely free too). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+let relay: TurnRelay | null = null;
+afterEach(async () => {
+  await relay?.close();
+  relay = null;
+});
+
+describe('the TURN relay (coturn)', () => {
+  it('answers STUN on the given UDP port once started, and is gone after close()', async () => {
+    const port = await freePort();
+    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet });
+    expect(relay, 'coturn (turnserver) must be installed: the preflight installs it').not.toBeNull();
+    expect(await stunAnswers('127.0.0.1', port, 2000)).toBe(true);
+    const { pid } = relay!;
+    await relay!.close();
+    relay = null;
+    expect(await gone(pid)).toBe(true);
+    expect(await stunAnswers('127.0.0.1', port, 500)).toBe(false);
+  });
+
+  it('without coturn it says so and the stand-in runs on without a relay', async () => {
+    quiet.warnings = [];
+    const none = await startTurnRelay({ host: '127.0.0.1', port: await freePort(), log: quiet, command: 'turnserver-not-installed' });
+    expect(none).toBeNull();
+    expect(quiet.warnings.join('\n')).toMatch(/no TURN relay/);
+  });
+
+  it('dies with the stand-in even when the stand-in is killed outright (SIGKILL)', async () => {
+    // A parent process that starts the relay, prints coturn's pid, and waits to be killed.
+    const port = await freePort();
+    const script = `
+      const { startTurnRelay } = await import(${JSON.stringify(new URL('./turn.ts', import.meta.url).href)});
+      const log = { info() {}, warn() {}, error() {} };
+      const relay = await startTurnRelay({ host: '127.0.0.1', port: ${port}, log });
+      process.stdout.write(String(relay?.pid ?? 'none') + '\\n');
+      setInterval(() => {}, 1000);
+    `;
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [line] = (await once(parent.stdout, 'data')) as [Buffer];
+    const pid = Number(line.toString().trim());
+    expect(Number.isInteger(pid)).toBe(true);
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    await once(parent, 'exit');
+    expect(await gone(pid), 'coturn outlived a killed stand-in').toBe(true);
+  });
+});
