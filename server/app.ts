@@ -122,7 +122,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     ...accountRoutes(),
     ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 3000, shutdown: shutdown.signal }),
     ...srsRoutes({ rooms, log }),
-    ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, log: createLogger('control') }) : []),
+    ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control') }) : []),
   ];
   const route = createRouter(routes, { log, fallbackHost });
   const statics = createStaticHandler({ publicDir: opts.publicDir === undefined ? 'dist' : opts.publicDir, assetsDir });

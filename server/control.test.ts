@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { activeFaults, clearFaults, FAULT_NAMES } from './faults.ts';
+import { CLOSE_DROPPED } from './signaling/session.ts';
 import { FAKE_OFFER, isCommand, postJson, SignalingClient, startRoom, startTestStandin, type TestStandin } from './http/testkit.ts';
 
 let t: TestStandin;
@@ -54,6 +55,32 @@ describe('/__standin/faults', () => {
 
   it('requires an array', async () => {
     expect((await postJson(t.base, '/__standin/faults', { faults: 'route-error' })).status).toBe(400);
+  });
+});
+
+describe('/__standin/strike', () => {
+  it('drops the live sessions\' signaling and media now, again each time it is asked', async () => {
+    const { roomId, c } = await liveSession();
+    const media = t.medias.get(roomId)!;
+    const first = await postJson(t.base, '/__standin/strike', { faults: ['media-drop'] });
+    expect(first).toEqual({ status: 200, json: { code: 0, rooms: [roomId] } });
+    expect(media.dropCount).toBe(1);
+    expect(c.closed).toBeNull();
+    // Reconnect the media: the room is live again and can be struck again, signaling too.
+    await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
+    await new Promise((r) => setTimeout(r, 10));
+    const second = await postJson(t.base, '/__standin/strike', { faults: ['signaling-drop', 'media-drop'] });
+    expect(second.json).toEqual({ code: 0, rooms: [roomId] });
+    expect(media.dropCount).toBe(2);
+    expect((await c.waitClose()).code).toBe(CLOSE_DROPPED);
+    expect(activeFaults()).toEqual([]);
+  });
+
+  it('refuses anything but signaling-drop and media-drop, and answers 409 with no live session', async () => {
+    for (const body of [{}, { faults: [] }, { faults: ['media-down'] }, { faults: 'media-drop' }]) {
+      expect((await postJson(t.base, '/__standin/strike', body)).status).toBe(400);
+    }
+    expect((await postJson(t.base, '/__standin/strike', { faults: ['media-drop'] })).status).toBe(409);
   });
 });
 

@@ -9,10 +9,13 @@ import type { Logger } from './log.ts';
 import { HttpError } from './http/body.ts';
 import type { Route } from './http/router.ts';
 import { customReply, ReplyValidationError } from './replies/reply.ts';
+import type { RoomRegistry } from './rooms.ts';
+import { STRIKE_FAULTS, strikeLiveRooms, type StrikeFault } from './signaling/liveFaults.ts';
 import type { Signaling } from './signaling/server.ts';
 
 export interface ControlDeps {
   signaling: Pick<Signaling, 'sayToLiveRooms'>;
+  rooms: Pick<RoomRegistry, 'list'>;
   log: Logger;
 }
 
@@ -67,6 +70,24 @@ export function controlRoutes(deps: ControlDeps): Route[] {
           throw err;
         }
         const rooms = deps.signaling.sayToLiveRooms(parts);
+        if (rooms.length === 0) return { status: 409, json: { code: -1, msg: 'no live session: start a chat first' } };
+        return { status: 200, json: { code: 0, rooms } };
+      },
+    },
+    {
+      // Beyond CONTRACT.md (PROTOCOL.md): drop the live sessions' signaling and/or media now, as often as asked.
+      method: 'POST',
+      path: '/__standin/strike',
+      body: 'json',
+      cors: true,
+      handle({ body }) {
+        const names = (body as Record<string, unknown>).faults;
+        const valid = (n: unknown): n is StrikeFault => typeof n === 'string' && (STRIKE_FAULTS as readonly string[]).includes(n);
+        if (!Array.isArray(names) || names.length === 0 || !names.every(valid)) {
+          const msg = `faults must be a non-empty array of: ${STRIKE_FAULTS.join(', ')}`;
+          throw new HttpError(400, msg, { code: -1, msg, valid: STRIKE_FAULTS });
+        }
+        const rooms = strikeLiveRooms(deps.rooms.list(), names, log);
         if (rooms.length === 0) return { status: 409, json: { code: -1, msg: 'no live session: start a chat first' } };
         return { status: 200, json: { code: 0, rooms } };
       },

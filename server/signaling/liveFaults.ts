@@ -55,3 +55,26 @@ export function watchLiveFaults(room: Room, opts: { delayMs: number; log: Logger
     timer = null;
   });
 }
+
+/** The faults `strikeLiveRooms` can repeat on demand (the soak benchmark's periodic drops). */
+export const STRIKE_FAULTS = ['signaling-drop', 'media-drop'] as const;
+export type StrikeFault = (typeof STRIKE_FAULTS)[number];
+
+/**
+ * Drops, now, the signaling sockets and/or the media peers of every live room, as the
+ * `signaling-drop` and `media-drop` faults do once per room, but as often as asked and
+ * without setting a fault. Returns the rooms struck.
+ */
+export function strikeLiveRooms(rooms: Iterable<Room>, faults: readonly StrikeFault[], log: Logger): string[] {
+  const struck: string[] = [];
+  for (const room of rooms) {
+    if (room.closed || !room.isLive()) continue;
+    if (faults.includes('signaling-drop')) {
+      for (const client of [...room.clients]) client.close(CLOSE_DROPPED, 'dropped by the stand-in (strike signaling-drop)');
+    }
+    if (faults.includes('media-drop')) room.media.dropPeers();
+    struck.push(room.id);
+  }
+  if (struck.length > 0) log.warn('struck live sessions', { rooms: struck, faults });
+  return struck;
+}

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
 import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS } from './media.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { goLive } from './testing/live.ts';
 
@@ -63,9 +64,29 @@ describe('media', () => {
     h.peers[0]?.emitState('disconnected');
     await h.advance(2000);
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
-    await h.advance(10_000);
+    await h.advance(MEDIA_CONNECT_TIMEOUT_MS - 1);
+    expect(h.peers[1]?.close).not.toHaveBeenCalled();
+    await h.advance(1);
     expect(h.peers[1]?.close).toHaveBeenCalled();
     expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(2);
+  });
+
+  it('bounds the whole attempt: a WHEP connect that never settles (a dead link) is aborted, and three such attempts end the session within 21 s', async () => {
+    await goLive(h);
+    h.plan.peers.splice(0, 1, 'hang');
+    h.peers[0]?.emitState('disconnected');
+    await h.flush();
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await h.advance(MEDIA_RECONNECT_DELAY_MS);
+      const attemptSignal = h.signals.whep?.[attempt];
+      expect(attemptSignal?.aborted).toBe(false);
+      await h.advance(MEDIA_CONNECT_TIMEOUT_MS);
+      expect(attemptSignal?.aborted, `attempt ${attempt} was stopped`).toBe(true);
+    }
+    expect(MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS)).toBeLessThanOrEqual(21_000);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.reconnectFailed.id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'reconnectFailed' });
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('waits for signaling to be open before reconnecting the media', async () => {

@@ -23,8 +23,15 @@ const log = createLogger('media');
 
 export const MEDIA_RECONNECTS = 3;
 export const MEDIA_RECONNECT_DELAY_MS = 2000;
-/** A reconnect attempt that has not connected after this long is a failed attempt. */
-export const MEDIA_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A reconnect attempt (its WHEP request, ICE gathering, and connecting) that has not
+ * connected after this long has failed. Bounding the whole attempt, not only the wait after
+ * the answer, keeps the specification's 3 attempts 2 s apart to at most 21 s: in a tunnel, a
+ * relay that cannot be reached stalls ICE gathering for ~40 s, and a WHEP request over a
+ * dead link for the 10 s HTTP timeout, which left a visitor watching a frozen avatar for
+ * over a minute. Connecting through a relay at 300 ms RTT takes about 3 s.
+ */
+export const MEDIA_CONNECT_TIMEOUT_MS = 5_000;
 
 export interface MediaTarget {
   srsLink: string;
@@ -103,22 +110,36 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal) {
   for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
     yield* put(mediaReconnectStarted());
     yield* delay(MEDIA_RECONNECT_DELAY_MS);
-    let candidate: WhepConnection | null = null;
+    // The attempt's own signal: aborted when the attempt times out or the session ends.
+    const attemptAbort = new AbortController();
+    const abortAttempt = () => attemptAbort.abort();
+    signal.addEventListener('abort', abortAttempt, { once: true });
+    const held: { candidate: WhepConnection | null } = { candidate: null };
+    let succeeded = false;
     try {
-      candidate = yield* call([whep, whep.connect], target, signal);
-      const { ok } = yield* race({ ok: call(untilConnected, candidate), timeout: delay(MEDIA_CONNECT_TIMEOUT_MS) });
-      if (ok) {
+      const { ok } = yield* race({
+        ok: call(function* () {
+          held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
+          return yield* call(untilConnected, held.candidate);
+        }),
+        timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
+      });
+      if (ok && held.candidate) {
         log.info('media reconnected', { attempt });
-        const connected = candidate;
-        candidate = null;
+        const connected = held.candidate;
+        held.candidate = null;
+        succeeded = true;
         return connected;
       }
-      log.warn('media reconnect attempt did not connect', { attempt });
+      log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
     } catch (error) {
       if (signal.aborted) throw error;
       log.warn('media reconnect attempt failed', { attempt, error: String(error) });
     } finally {
-      candidate?.close();
+      signal.removeEventListener('abort', abortAttempt);
+      // A failed attempt: its WHEP request or ICE gathering, if still under way, stops, and its peer closes.
+      if (!succeeded) attemptAbort.abort();
+      held.candidate?.close();
     }
   }
   throw endWithAlert('reconnectFailed', { id: catalogue.reconnectFailed.id });

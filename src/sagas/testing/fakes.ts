@@ -99,7 +99,8 @@ export class FakePeer implements WhepConnection {
 }
 
 export type SocketBehaviour = 'join' | 'refuse' | 'silent' | 'gone';
-export type PeerBehaviour = 'connect' | 'silent' | 'fail';
+/** 'hang': the WHEP connect itself never settles until its signal aborts (a relay or media server that does not answer). */
+export type PeerBehaviour = 'connect' | 'silent' | 'fail' | 'hang';
 
 export interface FakeOptions {
   path?: string;
@@ -176,6 +177,13 @@ export function createFakes(options: FakeOptions = {}) {
       signals.whep?.push(signal);
       const behaviour = next(plan.peers);
       if (behaviour === 'fail') return Promise.reject(new Error('WHEP answer rejected (HTTP 500)'));
+      if (behaviour === 'hang') {
+        return new Promise((_resolve, reject) => {
+          const stop = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+        });
+      }
       const peer = new FakePeer(peers.length);
       peers.push(peer);
       if (behaviour === 'connect') later(() => peer.emitState('connected'));
