@@ -35,6 +35,9 @@ const TEST_PACKAGES = [
   { pkg: 'xvfb', bin: 'xvfb-run' },
   // xvfb-run needs it (only recommended by xvfb, which an install without recommends skips).
   { pkg: 'xauth', bin: 'xauth' },
+  // Impaired links (tests/support/impairedLink.ts): network namespaces and tc, nftables for loss and blackouts.
+  { pkg: 'iproute2', bin: 'tc' },
+  { pkg: 'nftables', bin: 'nft' },
 ];
 
 function say(message) {
