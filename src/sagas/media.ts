@@ -72,10 +72,11 @@ function* watchUntilDropped(connection: WhepConnection, state: { connected: bool
       if (!state.connected) {
         // Before the first connect only 'failed' is final; a 'disconnected' may still recover,
         // and the session's 15 s start limit bounds the wait.
-        if (event.state === 'failed') throw iceError();
+        if (event.state === 'failed' || event.state === 'closed') throw iceError();
         continue;
       }
-      if (event.state === 'disconnected' || event.state === 'failed') {
+      // 'closed' too: a connection the browser closed (spec: connected, disconnected, closed and failed are handled).
+      if (event.state === 'disconnected' || event.state === 'failed' || event.state === 'closed') {
         log.warn('media dropped', { state: event.state });
         return;
       }
