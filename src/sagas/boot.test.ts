@@ -139,6 +139,14 @@ describe('boot', () => {
     expect(h.storage.dump().lang).toBe('kor');
   });
 
+  // Default language (README decision): section 3 and section 9 give `zh` as the stored
+  // default, saved on first load; section 1's `cht` is the other reading the spec names.
+  it('gives a browser that speaks none of the five languages the default zh, and stores it on first load', async () => {
+    await boot({ languages: ['fr-FR', 'de'] });
+    expect(h.state().locale.lang).toBe('zh');
+    expect(h.storage.dump().lang).toBe('zh');
+  });
+
   it('saves the language picked from the browser on first load', async () => {
     await boot({ languages: ['fr-FR', 'zh-HK', 'en'] });
     expect(h.state().locale.lang).toBe('cht');

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHttp, HttpError, type FetchLike } from './http.ts';
 
 const ok = (body: string, status = 200) => Promise.resolve(new Response(body, { status }));
@@ -79,5 +79,70 @@ describe('http', () => {
     const error = await failure(createHttp({ fetch }).getJson('/x', { signal: AbortSignal.abort() }));
     expect(error.kind).toBe('aborted');
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+/**
+ * Spec sections 7 and 9: the HTTP client's default timeout is 10 s. A request that never
+ * answers is aborted at 10 000 ms, not before. Both ways the client builds its deadline are
+ * driven by fake timers: AbortSignal.timeout (replaced by one on the faked setTimeout, since
+ * Node's own runs on timers the fakes do not reach) and, for browsers without
+ * AbortSignal.any (iOS Safari before 17.4), the client's own setTimeout.
+ */
+describe('http: the 10 s default timeout', () => {
+  const nativeAny = Object.getOwnPropertyDescriptor(AbortSignal, 'any');
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+    if (nativeAny) Object.defineProperty(AbortSignal, 'any', nativeAny);
+  });
+
+  function timeoutOnFakeTimers() {
+    vi.spyOn(AbortSignal, 'timeout').mockImplementation((ms: number) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
+      return controller.signal;
+    });
+  }
+
+  function withoutAbortSignalAny() {
+    Object.defineProperty(AbortSignal, 'any', { value: undefined, configurable: true, writable: true });
+  }
+
+  it.each([
+    ['AbortSignal.timeout and AbortSignal.any', timeoutOnFakeTimers],
+    ['a browser without AbortSignal.any', withoutAbortSignalAny],
+  ])('with %s, a request that never answers is aborted at 10 000 ms, not before', async (_name, arrange) => {
+    arrange();
+    const fetch = vi.fn<FetchLike>(stalled);
+    // No timeoutMs anywhere: the client's default is what is measured.
+    const outcome: { error?: unknown } = {};
+    void createHttp({ fetch })
+      .postForm('/ue/userinfo', { uid: 'demo', version: '1.0.0' })
+      .then(
+        () => {
+          outcome.error = null;
+        },
+        (error: unknown) => {
+          outcome.error = error;
+        },
+      );
+    const signal = fetch.mock.calls[0]?.[1].signal;
+    expect(signal).toBeDefined();
+
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(signal?.aborted).toBe(false);
+    expect(outcome).toEqual({});
+
+    await vi.advanceTimersByTimeAsync(1);
+    // The rejection travels through a few promise steps; no further time passes.
+    for (let i = 0; i < 5; i += 1) await vi.advanceTimersByTimeAsync(0);
+    expect(signal?.aborted).toBe(true);
+    expect(outcome.error).toBeInstanceOf(HttpError);
+    expect((outcome.error as HttpError).kind).toBe('timeout');
   });
 });
