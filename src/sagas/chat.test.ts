@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { repeatableMarked, resendRequested, suggestionTapped, videoStarted, videoStopped } from '../features/chat/chatSlice.ts';
+import {
+  ownMessageAdded,
+  repeatableMarked,
+  resendRequested,
+  suggestionTapped,
+  videoStarted,
+  videoStopped,
+} from '../features/chat/chatSlice.ts';
 import { videoKey } from '../features/chat/model.ts';
 import { draftChanged, textSubmitted } from '../features/input/inputSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
@@ -26,6 +33,7 @@ const socket = () => h.sockets.at(-1)!;
 /** Frames the client sent after joining (offer_2 and say_hello left out). */
 const sent = () => socket().sent.filter((f) => f.type !== 'offer_2' && f.type !== 'say_hello');
 const chat = () => h.state().chat.messages;
+const noticeIds = () => h.state().notices.toasts.map((t) => ('id' in t.message ? t.message.id : t.message.text));
 
 async function server(...frames: unknown[]) {
   for (const frame of frames) socket().serverSend(frame);
@@ -94,6 +102,27 @@ describe('chat saga: resend', () => {
     h.dispatch(resendRequested('me:unknown'));
     await h.flush();
     expect(sent()).toEqual([]);
+  });
+
+  it('a resend with nothing to send again (a message gone, or without words) says no content replay is available', async () => {
+    await goLive(h);
+    h.dispatch(ownMessageAdded({ msgId: 'v-1', text: ' \n \n' }));
+    h.dispatch(resendRequested('me:v-1'));
+    await h.flush();
+    expect(sent()).toEqual([]);
+    expect(noticeIds()).toEqual([catalogue.noReplay.id]);
+    h.dispatch(resendRequested('me:gone'));
+    await h.flush();
+    expect(sent()).toEqual([]);
+    expect(noticeIds()).toEqual([catalogue.noReplay.id, catalogue.noReplay.id]);
+  });
+
+  it('an assistant message is refused without the no-replay toast', async () => {
+    await goLive(h);
+    await server({ msg_type: 'tts', msg_id: 'r-1', text: 'an answer' });
+    h.dispatch(resendRequested('ai:r-1'));
+    await h.flush();
+    expect(noticeIds()).toEqual([]);
   });
 });
 

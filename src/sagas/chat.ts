@@ -4,7 +4,8 @@
  * stops talking and a playing video pauses), the message shown at once, then
  * `message_text` with source nlpmsg and the client's msg_id, which the server's
  * asr echo confirms. A send on a closed channel marks the message failed, puts
- * the text back into the text box and warns. Inline videos report play start/end.
+ * the text back into the text box and warns. A resend with nothing to send again says
+ * "no content replay available at the moment". Inline videos report play start/end.
  */
 import { put, select, takeEvery } from 'typed-redux-saga';
 import {
@@ -14,7 +15,7 @@ import {
   videoStarted,
   videoStopped,
 } from '../features/chat/chatSlice.ts';
-import { cleanTakenText, keyOf, MAX_PARTS, messageText } from '../features/chat/model.ts';
+import { cleanTakenText, keyOf, MAX_PARTS, messageText, type ChatMessage } from '../features/chat/model.ts';
 import { selectMessageByKey } from '../features/chat/selectors.ts';
 import { draftRestored, textSubmitted } from '../features/input/inputSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
@@ -38,14 +39,28 @@ export function* sendVisitorText(raw: string) {
   yield* put(sendRequested({ type: 'message_text', source: 'nlpmsg', text, data: { msg_id: msgId, lang } }));
 }
 
+/**
+ * The text a resend of `message` sends: its words, line breaks removed and trimmed; '' when
+ * there is nothing to send again (the message is gone, or had no words).
+ */
+export function replayText(message: ChatMessage | undefined): string {
+  return message ? cleanTakenText(messageText(message)) : '';
+}
+
 function* onResend(action: ReturnType<typeof resendRequested>) {
   const message = yield* select(selectMessageByKey, action.payload);
   // Only the visitor's own messages can be resent (spec section 4).
-  if (!message?.fromMe) {
+  if (message && !message.fromMe) {
     log.warn('resend refused: not a visitor message', { key: action.payload });
     return;
   }
-  yield* sendVisitorText(cleanTakenText(messageText(message)));
+  const text = replayText(message);
+  if (text === '') {
+    log.info('resend: nothing to send again', { key: action.payload, found: message !== undefined });
+    yield* put(toastShown({ id: catalogue.noReplay.id }));
+    return;
+  }
+  yield* sendVisitorText(text);
 }
 
 function* onSendFailed(action: ReturnType<typeof sendFailed>) {

@@ -6,6 +6,7 @@ import { endRequested } from '../features/session/sessionSlice.ts';
 import { muteToggled } from '../features/voice/voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
+import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
   LANG_CHANGE_SILENCE_MS,
@@ -31,10 +32,12 @@ afterEach(() => {
 const voice = () => h.voice;
 const input = () => h.state().input;
 
+/** Start call, and the microphone gives its first audio (a call that gets none ends after NO_AUDIO_MS). */
 async function startCall() {
   h.dispatch(callRequested());
   await h.flush();
   expect(input().mode).toBe('call');
+  voice().pipeline().pcm(1);
 }
 
 describe('call mode: entering', () => {
@@ -71,6 +74,16 @@ describe('call mode: entering', () => {
     expect(h.state().voice.micDenied).toBe(false);
   });
 
+  it('a microphone request that fails without being refused: "failed to obtain voice permission", recording not disabled, no call', async () => {
+    voice().plan.pipeline = 'permission';
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.voicePermissionFailed.id]);
+    expect(input().mode).toBe('keyboard');
+    expect(h.state().voice).toMatchObject({ call: 'off', micDenied: false });
+    expect(voice().createRecognizer).not.toHaveBeenCalled();
+  });
+
   it('recognition that cannot start ends the call with the asr配置失败 alert and releases the microphone', async () => {
     voice().plan.recognizer = 'configError';
     h.dispatch(callRequested());
@@ -78,6 +91,49 @@ describe('call mode: entering', () => {
     expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
     expect(input().mode).toBe('keyboard');
     expect(voice().pipeline().stopped).toBe(true);
+  });
+});
+
+describe('call mode: a microphone that gives no audio', () => {
+  async function startSilentCall() {
+    h.dispatch(callRequested());
+    await h.flush();
+    expect(input().mode).toBe('call');
+  }
+
+  it('ends the call with "unable to record sound" when no audio comes within NO_AUDIO_MS, releasing everything', async () => {
+    await startSilentCall();
+    await h.advance(NO_AUDIO_MS - 1);
+    expect(h.noticeIds()).toEqual([]);
+    expect(input().mode).toBe('call');
+    await h.advance(1);
+    expect(h.noticeIds()).toEqual([catalogue.cannotRecord.id]);
+    expect(h.state().voice.call).toBe('off');
+    expect(input().mode).toBe('keyboard');
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+  });
+
+  it('audio that comes in time keeps the call going', async () => {
+    await startSilentCall();
+    await h.advance(NO_AUDIO_MS - 1);
+    voice().pipeline().pcm(1);
+    await h.advance(NO_AUDIO_MS * 3);
+    expect(h.noticeIds()).toEqual([]);
+    expect(input().mode).toBe('call');
+  });
+
+  it('time spent muted does not count: the wait starts again at unmute', async () => {
+    await startSilentCall();
+    h.dispatch(muteToggled());
+    await h.advance(NO_AUDIO_MS * 3);
+    expect(h.noticeIds()).toEqual([]);
+    h.dispatch(muteToggled());
+    await h.advance(NO_AUDIO_MS - 1);
+    expect(h.noticeIds()).toEqual([]);
+    await h.advance(1);
+    expect(h.noticeIds()).toEqual([catalogue.cannotRecord.id]);
+    expect(input().mode).toBe('keyboard');
   });
 });
 
@@ -237,6 +293,33 @@ describe('call mode: sentences', () => {
     expect(voice().service.holdAvatarVoice).not.toHaveBeenCalled();
   });
 
+  it('a sentence the VAD ended with no words recognized says "text not recognised"; a misfire, or a sentence cut short by mute or hang-up, says nothing', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    pipeline.speechStart();
+    pipeline.speechEnd();
+    await h.advance(SENTENCE_FINAL_WAIT_MS - 1);
+    expect(h.noticeIds()).toEqual([]);
+    await h.advance(1);
+    expect(h.noticeIds()).toEqual([catalogue.notRecognized.id]);
+    expect(h.sentOf('message_text')).toEqual([]);
+    pipeline.speechStart();
+    pipeline.misfire();
+    await h.advance(SENTENCE_FINAL_WAIT_MS);
+    pipeline.speechStart();
+    pipeline.speechEnd();
+    await h.flush();
+    h.dispatch(muteToggled());
+    await h.advance(SENTENCE_FINAL_WAIT_MS);
+    h.dispatch(muteToggled());
+    await h.flush();
+    pipeline.speechStart();
+    await h.flush();
+    h.dispatch(callLeft());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.notRecognized.id]);
+  });
+
   it('two questions become two visitor messages', async () => {
     await startCall();
     const pipeline = voice().pipeline();
@@ -261,14 +344,15 @@ describe('call mode: controls', () => {
     await h.flush();
     expect(voice().pipeline().mute).toHaveBeenLastCalledWith(true);
     expect(h.state().voice).toMatchObject({ muted: true });
+    const before = voice().recognizer().writes;
     voice().pipeline().pcm(3);
-    expect(voice().recognizer().writes).toBe(0);
+    expect(voice().recognizer().writes).toBe(before);
 
     h.dispatch(muteToggled());
     await h.flush();
     expect(voice().pipeline().mute).toHaveBeenLastCalledWith(false);
     voice().pipeline().pcm(1);
-    expect(voice().recognizer().writes).toBe(1);
+    expect(voice().recognizer().writes).toBe(before + 1);
   });
 
   it('the microphone gone mid-call with none to replace it: the call ends saying so, with no recognizer left', async () => {
@@ -345,10 +429,11 @@ describe('call mode: controls', () => {
     h.dispatch(langChosen('jp'));
     await h.flush();
     expect(first.stopped).toBe(true);
+    const firstWrites = first.writes;
     expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ lang: 'jp', segmentationSilenceMs: LANG_CHANGE_SILENCE_MS }));
     voice().pipeline().pcm(1);
     expect(voice().recognizer().writes).toBe(1);
-    expect(first.writes).toBe(0);
+    expect(first.writes).toBe(firstWrites);
   });
 
   it('without the echo gate, raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {

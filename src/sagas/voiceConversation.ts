@@ -25,6 +25,10 @@
  *   connect counts as that), and with the speech-settings alert otherwise. A phrase
  *   recognized in between means the service works (a long call on a mobile network may
  *   drop now and then), so the count starts again.
+ * - A sentence the VAD ended with no words recognized within the wait shows the
+ *   "text not recognised" toast.
+ * - A microphone that opened but delivers no audio within NO_AUDIO_MS of the call's start
+ *   (or of an unmute, while nothing has come yet) ends the call with "unable to record sound".
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -32,7 +36,7 @@ import { actionChannel, call, delay, put, race, select, take } from 'typed-redux
 import { callLeft } from '../features/input/inputSlice.ts';
 import { langChosen, selectLang, type Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
-import { alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
+import { alertShown, toastShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
 import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
 import { selectRecentAvatarTexts } from '../features/chat/selectors.ts';
 import { isEchoOf, wordsOf } from '../features/voice/echo.ts';
@@ -42,6 +46,7 @@ import {
   joinPhrases,
   nextDeadline,
   stepSentences,
+  type DiscardReason,
   type SentenceEvent,
   type SentenceOutput,
 } from '../features/voice/sentences.ts';
@@ -61,7 +66,15 @@ import type { CallPipeline } from '../services/voice.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
-import { createRecognizerSlot, never, settle, type RecognizerHandle, type VoiceScope } from './voiceResources.ts';
+import {
+  createRecognizerSlot,
+  never,
+  NO_AUDIO_MS,
+  noAudioNotice,
+  settle,
+  type RecognizerHandle,
+  type VoiceScope,
+} from './voiceResources.ts';
 
 const log = createLogger('voice');
 
@@ -146,6 +159,14 @@ function* sendStrayPhrase(text: string, avatarEchoes: boolean) {
   yield* put(sentenceRecognized({ msgId, text }));
 }
 
+/**
+ * A sentence the VAD ended without any words recognized says so; a misfire (a sound too
+ * short to be speech) or a sentence cut short by mute, hang-up or a language change does not.
+ */
+export function discardNotice(reason: DiscardReason): NoticeMessage | null {
+  return reason === 'nothing recognized' ? { id: catalogue.notRecognized.id } : null;
+}
+
 interface Actions {
   /** Whether the echo gate is on and the avatar speaks, or spoke within ECHO_TAIL_MS. */
   avatarEchoes(): boolean;
@@ -167,9 +188,12 @@ function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
       case 'complete':
         yield* put(sentenceRecognized({ msgId: output.msgId, text: joinPhrases(output.phrases, lang) }));
         break;
-      case 'discarded':
+      case 'discarded': {
         log.debug('sentence without words', { reason: output.reason });
+        const notice = discardNotice(output.reason);
+        if (notice) yield* put(toastShown(notice));
         break;
+      }
       case 'stray':
         yield* call(sendStrayPhrase, output.text, voice.avatarEchoes());
         break;
@@ -201,6 +225,8 @@ export function* converse(ctx: ConversationContext) {
   let raised = ctx.avatarSpeaking && !ctx.echoGated;
   /** Whether the avatar was speaking at the last look. */
   let speaking = ctx.avatarSpeaking;
+  /** When to check that the microphone has given any audio (null: it has, or the call is muted). */
+  let audioCheckAt: number | null = feed.received === 0 ? Date.now() + NO_AUDIO_MS : null;
   /** The avatar's voice is held (muted in the page) from the visitor's onset to its next reply. */
   let held = false;
   /** When the avatar was last seen speaking (Date.now()), 0 for never. */
@@ -262,6 +288,7 @@ export function* converse(ctx: ConversationContext) {
         tick: deadline !== null ? delay(Math.max(0, deadline - Date.now())) : call(never),
         ready: call(settle, pending ?? never()),
         restart: restartAt !== null ? delay(Math.max(0, restartAt - Date.now())) : call(never),
+        audioCheck: audioCheckAt !== null ? delay(Math.max(0, audioCheckAt - Date.now())) : call(never),
       });
       const left = control && callLeft.match(control);
       const mute = control && muteToggled.match(control);
@@ -274,6 +301,14 @@ export function* converse(ctx: ConversationContext) {
         step({ type: 'flush' });
         yield* act(outputs.splice(0), lang, actions);
         return;
+      }
+      if (wake.audioCheck) {
+        audioCheckAt = null;
+        if (feed.received === 0) {
+          log.warn('the microphone opened but gave no audio: the call ends', { waitedMs: NO_AUDIO_MS });
+          yield* fail(noAudioNotice());
+          return;
+        }
       }
       if (wake.restart) {
         restartAt = null;
@@ -314,6 +349,8 @@ export function* converse(ctx: ConversationContext) {
       if (mute) {
         const muted = yield* select(selectMuted);
         feed.setPaused(muted);
+        // Muted, the microphone gives nothing on purpose; unmuted, it has NO_AUDIO_MS again.
+        audioCheckAt = muted || feed.received > 0 ? null : Date.now() + NO_AUDIO_MS;
         if (muted) {
           step({ type: 'flush' });
           yield* put(vadSpeechEnded());

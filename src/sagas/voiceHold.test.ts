@@ -5,6 +5,7 @@ import { endRequested } from '../features/session/sessionSlice.ts';
 import { holdAborted, holdPressed, holdReleased, holdSlid } from '../features/voice/voiceSlice.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
 import { HOLD_DRAIN_MS, PRESS_DEBOUNCE_MS } from './voiceHold.ts';
+import { NO_AUDIO_MS } from './voiceResources.ts';
 
 let h: VoiceHarness;
 
@@ -185,6 +186,26 @@ describe('hold to talk: releasing', () => {
     expect(voice().pipeline().stopped).toBe(true);
   });
 
+  it('switching away from speak mode while holding cancels the hold: nothing is sent, no toast, everything released', async () => {
+    await press();
+    voice().pipeline().pcm(20);
+    voice().recognizer().final('where is the nearest store');
+    voice().recognizer().finalOnDrain = 'tell me about the discount';
+    // The keyboard/voice toggle tapped with the other finger while the button is held.
+    h.dispatch(modeSwitched('keyboard'));
+    await h.flush();
+    expect(h.state().voice.hold).toBe('idle');
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stops).toEqual([{ drainMs: 0 }]);
+    // The finger lifts off the button, which is gone by now; and the words still arriving change nothing.
+    await release();
+    await h.advance(HOLD_DRAIN_MS + 3000);
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(chat()).toEqual([]);
+    expect(h.noticeIds()).toEqual([]);
+    expect(voice().startPipeline).toHaveBeenCalledTimes(1);
+  });
+
   it('a release before the recognizer connected still sends what was said', async () => {
     voice().plan.recognizer = 'manual';
     await press();
@@ -206,6 +227,39 @@ describe('hold to talk: refusals and failures', () => {
     expect(h.noticeIds()).toEqual([catalogue.micPermissionDisabled.id]);
     expect(h.state().voice).toMatchObject({ micDenied: true, hold: 'idle' });
     expect(voice().recognizer().stopped).toBe(true);
+  });
+
+  it('a microphone request that fails without being refused says the voice permission could not be obtained', async () => {
+    voice().plan.pipeline = 'permission';
+    await press();
+    expect(h.noticeIds()).toEqual([catalogue.voicePermissionFailed.id]);
+    expect(h.state().voice).toMatchObject({ micDenied: false, hold: 'idle' });
+    expect(voice().recognizer().stopped).toBe(true);
+  });
+
+  it('a microphone that opened but gives no audio within NO_AUDIO_MS: "unable to record sound", the hold ends and nothing is sent', async () => {
+    await press();
+    await h.advance(NO_AUDIO_MS - 1);
+    expect(h.noticeIds()).toEqual([]);
+    expect(h.state().voice.hold).toBe('recording');
+    await h.advance(1);
+    expect(h.noticeIds()).toEqual([catalogue.cannotRecord.id]);
+    expect(h.state().voice.hold).toBe('idle');
+    expect(voice().pipeline().stopped).toBe(true);
+    expect(voice().recognizer().stopped).toBe(true);
+    await release();
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(h.noticeIds()).toEqual([catalogue.cannotRecord.id]);
+  });
+
+  it('a long hold whose microphone gives audio is not cut off', async () => {
+    await press();
+    voice().pipeline().pcm(1);
+    await h.advance(NO_AUDIO_MS * 3);
+    voice().recognizer().finalOnDrain = 'where is the nearest store';
+    await release();
+    expect(h.noticeIds()).toEqual([]);
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
   });
 
   it('the session ending while holding releases the microphone and the recognizer', async () => {

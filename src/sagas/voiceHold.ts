@@ -14,7 +14,8 @@
  * is not a user activation everywhere (WebKit counts touchend); the AudioContext may
  * then start only because the visitor already tapped Start chat on this page. If it
  * stays suspended no audio comes: a release shows the no-voice toast, and after 3 s the
- * pipeline gives up with the media-access alert.
+ * pipeline gives up with the media-access alert. A microphone that opened but delivers
+ * no audio within NO_AUDIO_MS ends the hold with "unable to record sound".
  */
 import { call, delay, fork, put, race, select, take, type SagaGenerator } from 'typed-redux-saga';
 import type { Action } from '@reduxjs/toolkit';
@@ -49,6 +50,8 @@ import {
   micFailureNotice,
   micFailureOf,
   never,
+  NO_AUDIO_MS,
+  noAudioNotice,
   openRecognizer,
   settle,
   type RecognizerHandle,
@@ -117,16 +120,27 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
       if (!recognizerAbort.signal.aborted) events.emit({ type: 'recognizerFailed', details: String(error), recognizer: 1, connectionLost: false });
     });
 
+    /** When to check that the open microphone has given any audio. */
+    let audioCheckAt: number | null = null;
     for (;;) {
-      const { event, end, mic } = yield* race({
+      const { event, end, mic, audioCheck } = yield* race({
         event: take(events.channel),
         end: take(isHoldEnd),
         mic: call(settle, opening ?? never()),
+        audioCheck: audioCheckAt !== null ? delay(Math.max(0, audioCheckAt - Date.now())) : call(never),
       });
+      if (audioCheck) {
+        audioCheckAt = null;
+        if (feed.received > 0) continue;
+        log.warn('hold to talk: the microphone opened but gave no audio', { waitedMs: NO_AUDIO_MS });
+        yield* put(alertShown(noAudioNotice()));
+        return null;
+      }
       if (mic) {
         opening = null;
         if (mic.error === undefined) {
           yield* put(micAccessGranted());
+          audioCheckAt = Date.now() + NO_AUDIO_MS;
           continue;
         }
         const kind = micFailureOf(mic.error);

@@ -138,14 +138,33 @@ export async function openRecognizer(
   return handle;
 }
 
+/**
+ * How long capture may run, once the microphone is open, without a single chunk of its
+ * audio arriving before a call or a hold gives up with "unable to record sound" (a track
+ * that delivers nothing: the capture worklet posts only what the microphone gives it).
+ */
+export const NO_AUDIO_MS = 3000;
+
+/** The notice for a microphone that opened but gave no audio within NO_AUDIO_MS. */
+export function noAudioNotice(): NoticeMessage {
+  return { id: catalogue.cannotRecord.id };
+}
+
 /** Why the microphone could not be opened, from whatever the pipeline threw. */
 export function micFailureOf(error: unknown): MicFailure {
   return error instanceof VoicePipelineError ? error.kind : micErrorKind(error);
 }
 
-/** Spec section 5: a refused permission says how to allow it; anything else is the media-access error. */
+/**
+ * Spec sections 5 and 8: a refused permission says how to allow it; a request for the
+ * microphone that failed without being refused says the permission could not be obtained;
+ * anything else (no microphone, a busy one, capture that could not start) is the
+ * media-access error.
+ */
 export function micFailureNotice(kind: MicFailure): NoticeMessage {
-  return { id: kind === 'denied' ? catalogue.micPermissionDisabled.id : catalogue.mediaAccessFailed.id };
+  if (kind === 'denied') return { id: catalogue.micPermissionDisabled.id };
+  if (kind === 'permission') return { id: catalogue.voicePermissionFailed.id };
+  return { id: catalogue.mediaAccessFailed.id };
 }
 
 export interface RecognizerSlot {

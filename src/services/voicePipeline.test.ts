@@ -3,7 +3,9 @@ import type { VadEvent } from '../workers/protocol.ts';
 import type { VadClient } from '../workers/vad.client.ts';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
 import {
+  browserVoiceDeps,
   INTERRUPTION_GRACE_MS,
+  micErrorKind,
   MIC_CONSTRAINTS,
   REOPEN_TIMEOUT_MS,
   VoicePipelineError,
@@ -121,12 +123,30 @@ describe('startVoicePipeline', () => {
     ['NotFoundError', 'unavailable'],
     ['NotReadableError', 'failed'],
     ['OverconstrainedError', 'failed'],
+    ['SecurityError', 'permission'],
+    ['InvalidStateError', 'permission'],
   ])('maps a %s from getUserMedia to %s and releases what was started', async (name, kind) => {
     const b = fakeBrowser({ micError: name });
     const error = await startVoicePipeline({}, b.deps).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VoicePipelineError);
     expect((error as VoicePipelineError).kind).toBe(kind);
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a page that may not ask for the microphone (not a secure context) fails as "permission", a browser without capture as "unavailable"', async () => {
+    const mediaDevices = Object.getOwnPropertyDescriptor(navigator, 'mediaDevices');
+    Object.defineProperty(navigator, 'mediaDevices', { value: undefined, configurable: true });
+    try {
+      vi.stubGlobal('isSecureContext', false);
+      await expect(browserVoiceDeps.getUserMedia(MIC_CONSTRAINTS)).rejects.toMatchObject({ name: 'SecurityError' });
+      expect(micErrorKind(await browserVoiceDeps.getUserMedia(MIC_CONSTRAINTS).catch((e: unknown) => e))).toBe('permission');
+      vi.stubGlobal('isSecureContext', true);
+      expect(micErrorKind(await browserVoiceDeps.getUserMedia(MIC_CONSTRAINTS).catch((e: unknown) => e))).toBe('unavailable');
+    } finally {
+      vi.unstubAllGlobals();
+      if (mediaDevices) Object.defineProperty(navigator, 'mediaDevices', mediaDevices);
+      else delete (navigator as { mediaDevices?: unknown }).mediaDevices;
+    }
   });
 
   it('the audio session is play-and-record from before the microphone opens until stop, then playback', async () => {

@@ -17,7 +17,12 @@ import { throwIfAborted } from './compat.ts';
 
 const log = createLogger('voice');
 
-export type MicErrorKind = 'denied' | 'unavailable' | 'failed';
+/**
+ * denied: the permission was refused. unavailable: there is no microphone (or it went
+ * away). permission: the request for the microphone failed without an answer to it (the
+ * page may not ask, or the browser could not); failed: anything else.
+ */
+export type MicErrorKind = 'denied' | 'unavailable' | 'permission' | 'failed';
 
 export class VoicePipelineError extends Error {
   override readonly name = 'VoicePipelineError';
@@ -105,7 +110,11 @@ export type AudioSessionKind = 'playback' | 'play-and-record';
 export const browserVoiceDeps: VoicePipelineDeps = {
   getUserMedia: (constraints) => {
     if (!navigator.mediaDevices?.getUserMedia) {
-      // Insecure context or a browser without capture: there is no microphone to ask for.
+      // A page that is not a secure context may not ask for the permission at all; a browser
+      // without capture has no microphone to ask for.
+      if (globalThis.isSecureContext === false) {
+        return Promise.reject(new DOMException('the microphone can be asked for only on a secure (https) page', 'SecurityError'));
+      }
       return Promise.reject(new DOMException('navigator.mediaDevices is not available', 'NotFoundError'));
     }
     return navigator.mediaDevices.getUserMedia(constraints);
@@ -136,10 +145,19 @@ export const MIC_CONSTRAINTS: MediaStreamConstraints = {
   },
 };
 
+/**
+ * getUserMedia errors that are neither a refusal nor a missing or busy microphone: the
+ * permission could not be obtained at all (a page that may not ask, a permissions policy,
+ * a document that is not active, a browser that cannot ask).
+ */
+const PERMISSION_UNOBTAINABLE: ReadonlySet<unknown> = new Set(['SecurityError', 'InvalidStateError', 'TypeError']);
+
+/** Why getUserMedia failed. */
 export function micErrorKind(err: unknown): MicErrorKind {
   const name = (err as { name?: unknown } | null)?.name;
   if (name === 'NotAllowedError') return 'denied';
   if (name === 'NotFoundError') return 'unavailable';
+  if (PERMISSION_UNOBTAINABLE.has(name)) return 'permission';
   return 'failed';
 }
 

@@ -78,8 +78,11 @@ describe('chat slice: replies', () => {
     expect(all(reduce(tts('r1', { related_qa: ['a'] }), tts('r1', { related_qa: ['b'] })))[0]).toMatchObject({ type: 'questionPrompt' });
   });
 
-  it('a reply that ends without content is done and empty', () => {
+  it('a reply that ends without content is done and empty, also when nothing of it came before its nlp_end', () => {
     expect(all(reduce(cmd('nlp_ready', 'r1'), cmd('nlp_end', 'r1')))[0]).toMatchObject({ status: 'done', msgArr: [] });
+    expect(all(reduce(cmd('nlp_end', 'r2')))).toEqual([expect.objectContaining({ key: 'ai:r2', fromMe: false, status: 'done', msgArr: [] })]);
+    // Cut short by a break before anything came: nothing to show.
+    expect(all(reduce(cmd('nlp_end', 'r3', true)))).toEqual([]);
   });
 
   it('never merges a reply into the visitor message with the same id', () => {

@@ -148,8 +148,10 @@ function receive(state: Draft, message: ServerMessage): void {
       return;
     case 'command': {
       if (message.msg_id === undefined) return;
-      if (message.command === 'nlp_ready') replyFor(state, message.msg_id);
-      const reply = find(state, keyOf(false, message.msg_id));
+      // A reply that ends before anything of it came (not even nlp_ready) is still shown:
+      // "no content generated" (AssistantMessage). One cut short by a break is not news.
+      const shown = message.command === 'nlp_ready' || (message.command === 'nlp_end' && !message.interrupted);
+      const reply = shown ? replyFor(state, message.msg_id) : find(state, keyOf(false, message.msg_id));
       if (!reply) return;
       if (message.command === 'nlp_running' && reply.status === 'thinking') reply.status = 'speaking';
       if (message.command === 'nlp_end' && reply.status !== 'interrupted') reply.status = message.interrupted ? 'interrupted' : 'done';

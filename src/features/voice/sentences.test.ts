@@ -124,7 +124,23 @@ describe('call sentences', () => {
     ]);
   });
 
-  it('flush sends what has words and drops what has none', () => {
+  it('a sentence waiting for its words is cut short by a flush, and unrecognized when a newer one ends first', () => {
+    const cut = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'flush' }],
+    ]);
+    expect(cut.at(-1)).toEqual({ type: 'discarded', msgId: 'a', reason: 'cut short' });
+    const pushed = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'speechStart', msgId: 'b' }],
+      [1400, { type: 'speechEnd' }],
+    ]);
+    expect(pushed.filter((o) => o.type === 'discarded')).toEqual([{ type: 'discarded', msgId: 'a', reason: 'nothing recognized' }]);
+  });
+
+  it('flush sends what has words and drops what has none as cut short, not as unrecognized', () => {
     const outputs = run([
       [0, { type: 'speechStart', msgId: 'a' }],
       [100, { type: 'recognized', text: 'kept' }],
@@ -134,7 +150,7 @@ describe('call sentences', () => {
     ]);
     expect(outputs.filter((o) => o.type !== 'interrupt')).toEqual([
       { type: 'complete', msgId: 'a', phrases: ['kept'] },
-      { type: 'discarded', msgId: 'b', reason: 'nothing recognized' },
+      { type: 'discarded', msgId: 'b', reason: 'cut short' },
     ]);
   });
 });

@@ -62,8 +62,15 @@ export type SentenceOutput =
   | { type: 'interrupt'; msgId: string }
   | { type: 'partial'; msgId: string; text: string }
   | { type: 'complete'; msgId: string; phrases: string[] }
-  | { type: 'discarded'; msgId: string; reason: 'nothing recognized' | 'misfire' }
+  | { type: 'discarded'; msgId: string; reason: DiscardReason }
   | { type: 'stray'; text: string };
+
+/**
+ * Why a sentence went without words: the VAD heard speech end and no words came within
+ * the wait ('nothing recognized'); the VAD took back a too-short sound ('misfire'); or
+ * recognition stopped under it (mute, hang-up, a language change, a failure: 'cut short').
+ */
+export type DiscardReason = 'nothing recognized' | 'misfire' | 'cut short';
 
 export interface StepResult {
   state: SentenceState;
@@ -79,7 +86,7 @@ export function nextDeadline(state: SentenceState, timing: SentenceTiming): numb
   return times.length > 0 ? Math.min(...times) : null;
 }
 
-function finish(sentence: Sentence, reason: 'nothing recognized' | 'misfire' = 'nothing recognized'): SentenceOutput {
+function finish(sentence: Sentence, reason: DiscardReason = 'nothing recognized'): SentenceOutput {
   return sentence.phrases.length > 0
     ? { type: 'complete', msgId: sentence.msgId, phrases: [...sentence.phrases] }
     : { type: 'discarded', msgId: sentence.msgId, reason };
@@ -141,8 +148,8 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       }
       break;
     case 'flush':
-      if (closing) outputs.push(finish(closing));
-      if (open) outputs.push(finish(open));
+      if (closing) outputs.push(finish(closing, 'cut short'));
+      if (open) outputs.push(finish(open, 'cut short'));
       early.forEach((p) => outputs.push({ type: 'stray', text: p.text }));
       open = null;
       closing = null;

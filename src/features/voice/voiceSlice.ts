@@ -16,7 +16,8 @@ export type CallPhase = 'off' | 'entering' | 'active';
 export type AvatarActivity = 'idle' | 'thinking' | 'speaking';
 /** The voice state texts of the spec: listening, speaking, thinking, muted, recording. */
 export type VoiceStatus = 'listening' | 'speaking' | 'thinking' | 'muted' | 'recording';
-export type MicFailure = 'denied' | 'unavailable' | 'failed';
+/** Why the microphone could not be opened (services/voicePipeline.ts MicErrorKind). */
+export type MicFailure = 'denied' | 'unavailable' | 'permission' | 'failed';
 
 export interface VoiceState {
   hold: HoldPhase;

@@ -116,7 +116,7 @@ export function createFakeVoice() {
 
   const startPipeline = vi.fn((options: VoicePipelineOptions): Promise<VoicePipeline> => {
     const kind = plan.pipeline;
-    if (kind === 'denied' || kind === 'unavailable' || kind === 'failed') {
+    if (kind !== 'ok' && kind !== 'manual') {
       return Promise.reject(new VoicePipelineError(kind, `microphone: ${kind}`));
     }
     const pipeline = new FakePipeline(options);

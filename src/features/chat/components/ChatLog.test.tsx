@@ -86,6 +86,28 @@ describe('ChatLog', () => {
     expect(screen.queryByRole('img', { name: 'Thinking' })).not.toBeInTheDocument();
   });
 
+  it.each([
+    ['en', 'No content generated'],
+    ['zh', '未生成内容'],
+  ] as const)('a reply that ended with no parts at all says no content was generated (%s)', (lang, text) => {
+    renderWithProviders(<ChatLog />, {
+      preloadedState: {
+        chat: chatOf(
+          rx({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r1' }),
+          rx({ msg_type: 'command', command: 'nlp_end', msg_id: 'r1' }),
+          rx({ msg_type: 'command', command: 'nlp_end', msg_id: 'r2' }),
+          rx({ msg_type: 'tts', msg_id: 'r3', text: 'An answer' }),
+          rx({ msg_type: 'command', command: 'nlp_end', msg_id: 'r3' }),
+        ),
+        account: validAccount(),
+      },
+      lang,
+    });
+    const items = within(screen.getByRole('log')).getAllByRole('listitem');
+    expect(items.map((li) => li.textContent?.includes(text))).toEqual([true, true, false]);
+    expect(screen.queryByRole('img', { name: /Thinking|思考/ })).not.toBeInTheDocument();
+  });
+
   it('renders network text as text: an <img onerror> payload is shown, never parsed', () => {
     const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
     const { container } = renderLog(chatOf(rx({ msg_type: 'tts', msg_id: 'r1', text: payload })));

@@ -5,17 +5,13 @@ import { createLogger } from '../../../services/logger.ts';
 import { avatarAudioElement } from '../../../services/avatarAudio.ts';
 import { remoteMedia } from '../../../services/remoteMedia.ts';
 import { catalogue } from '../../notices/messages.ts';
-import { alertShown } from '../../notices/noticesSlice.ts';
+import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
-import { registerAvatarPlayer } from './avatarPlayback.ts';
+import { failureOf, playOutcome, registerAvatarPlayer } from './avatarPlayback.ts';
 import './AvatarVideo.css';
 
 const log = createLogger('session-ui');
-
-function errorName(error: unknown): string {
-  return error instanceof Error || error instanceof DOMException ? error.name : typeof error;
-}
 
 /**
  * The avatar, full screen. The remote stream plays twice: the muted <video>
@@ -23,7 +19,9 @@ function errorName(error: unknown): string {
  * <audio> carries the voice (spec), so a refused audio autoplay never stops
  * the picture from loading. The <audio> is the page's one avatar audio element,
  * unlocked in the Start chat tap (services/avatarAudio.ts). The outcome of play() is
- * reported to the session saga, which decides about watchdogs and the tap-to-play alert.
+ * reported to the session saga, which decides about watchdogs and the tap-to-play alert;
+ * a voice that cannot play for another reason than the autoplay rule leaves the picture
+ * playing and says "Audio playback error" (playOutcome).
  */
 export function AvatarVideo() {
   const intl = useIntl();
@@ -58,22 +56,29 @@ export function AvatarVideo() {
       const audio = avatarAudioElement();
       if (!video || !video.srcObject) return;
       // Both play() calls start in the same tick, so inside a tap both carry the user gesture.
-      void Promise.allSettled([video.play(), audio.play()]).then((results) => {
-        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (!failed) {
-          dispatch(videoPlaying());
-          return;
-        }
-        const name = errorName(failed.reason);
-        if (name === 'NotAllowedError') {
-          log.info('autoplay refused, waiting for a tap', { manual });
-          dispatch(videoPlayBlocked());
-        } else if (name === 'AbortError') {
-          // A newer srcObject (media reconnect) replaced the one being started; its canplay plays it.
-          log.debug('play interrupted by a new source');
-        } else {
-          log.warn('avatar play failed', { name, manual });
-          if (manual) dispatch(alertShown({ id: catalogue.playFailed.id }));
+      void Promise.allSettled([video.play(), audio.play()]).then(([videoResult, audioResult]) => {
+        switch (playOutcome(videoResult, audioResult)) {
+          case 'playing':
+            dispatch(videoPlaying());
+            break;
+          case 'blocked':
+            log.info('autoplay refused, waiting for a tap', { manual });
+            dispatch(videoPlayBlocked());
+            break;
+          case 'superseded':
+            // A newer srcObject (media reconnect) replaced the one being started; its canplay plays it.
+            log.debug('play interrupted by a new source');
+            break;
+          case 'videoFailed':
+            log.warn('avatar play failed', { name: failureOf(videoResult), manual });
+            if (manual) dispatch(alertShown({ id: catalogue.playFailed.id }));
+            break;
+          case 'audioFailed':
+            // The picture plays: the session goes on with it (a tap on the avatar tries the voice again).
+            log.warn('avatar audio play failed', { name: failureOf(audioResult), manual });
+            dispatch(videoPlaying());
+            dispatch(toastShown({ id: catalogue.audioPlaybackError.id }));
+            break;
         }
       });
     },

@@ -1,5 +1,6 @@
 import type { MessageDescriptor } from 'react-intl';
 import { useIntl } from 'react-intl';
+import { catalogue } from '../../notices/messages.ts';
 import type { ConnectPhase } from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
 import './ConnectingHint.css';
@@ -14,7 +15,10 @@ const PHASE_TEXT: Record<ConnectPhase, MessageDescriptor> = {
   video: sessionMessages.phaseVideo,
 };
 
-/** "Connecting…" with the current step and a progress line; polite live region so steps are announced. */
+/**
+ * "Connecting…" with the specification's "digital people are on their way" under it, the
+ * current step and a progress line; polite live region so steps are announced.
+ */
 export function ConnectingHint({ phase }: { phase: ConnectPhase | null }) {
   const intl = useIntl();
   const step = phase ? PHASES.indexOf(phase) + 1 : 0;
@@ -30,6 +34,7 @@ export function ConnectingHint({ phase }: { phase: ConnectPhase | null }) {
         </span>
         {intl.formatMessage(sessionMessages.connecting)}
       </p>
+      <p className="connecting-hint__on-their-way">{intl.formatMessage(catalogue.onTheirWay)}</p>
       {phase && <p className="connecting-hint__phase">{intl.formatMessage(PHASE_TEXT[phase])}</p>}
       <div className="connecting-hint__track" aria-hidden="true">
         <div className="connecting-hint__bar" style={{ transform: `scaleX(${progress})` }} />

@@ -5,8 +5,9 @@ import { remoteMedia } from '../../../services/remoteMedia.ts';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { endRequested, videoCanPlay, videoPlayBlocked, videoPlaying, sessionSlice, type SessionState } from '../sessionSlice.ts';
 import { catalogue } from '../../notices/messages.ts';
-import { alertShown } from '../../notices/noticesSlice.ts';
+import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { AlertDialog } from '../../notices/components/AlertDialog.tsx';
+import { Toasts } from '../../notices/components/Toasts.tsx';
 import { HomeScreen } from './HomeScreen.tsx';
 import { LiveScreen } from './LiveScreen.tsx';
 
@@ -127,6 +128,55 @@ describe('LiveScreen', () => {
       fireEvent.click(screen.getByLabelText('Avatar video'));
     });
     expect(store.getState().notices.alert?.message).toEqual({ id: catalogue.playFailed.id });
+  });
+
+  it('an avatar voice that cannot play (not the autoplay rule) says "Audio playback error"; the picture plays and the session goes live', async () => {
+    const { actionTypes, store } = renderLive({ status: 'connecting', phase: 'video' });
+    act(() => remoteMedia.set(fakeStream));
+    play.mockImplementation((el: HTMLMediaElement) =>
+      el.tagName === 'AUDIO' ? Promise.reject(new DOMException('no decoder', 'NotSupportedError')) : Promise.resolve(),
+    );
+    await act(async () => {
+      fireEvent.canPlay(mediaElements().video);
+    });
+    expect(actionTypes()).toEqual([videoCanPlay.type, videoPlaying.type, toastShown.type]);
+    expect(store.getState().session.status).toBe('live');
+    expect(store.getState().notices.toasts.map((t) => t.message)).toEqual([{ id: catalogue.audioPlaybackError.id }]);
+    expect(store.getState().notices.alert).toBeNull();
+  });
+
+  it('a picture that cannot play keeps "Playback failed" and never says the audio failed', async () => {
+    const { store } = renderLive({ needsTapToPlay: true });
+    act(() => remoteMedia.set(fakeStream));
+    play.mockImplementation((el: HTMLMediaElement) =>
+      el.tagName === 'VIDEO' ? Promise.reject(new DOMException('decode', 'NotSupportedError')) : Promise.resolve(),
+    );
+    await act(async () => {
+      fireEvent.click(screen.getByLabelText('Avatar video'));
+    });
+    expect(store.getState().notices.alert?.message).toEqual({ id: catalogue.playFailed.id });
+    expect(store.getState().notices.toasts).toEqual([]);
+  });
+
+  it.each([
+    ['zh', '音频播放出错'],
+    ['en', 'Audio playback error'],
+  ] as const)('the audio playback error toast reads in %s', async (lang, text) => {
+    renderWithProviders(
+      <>
+        <LiveScreen />
+        <Toasts />
+      </>,
+      { preloadedState: { account: validAccount(), session: session({}) }, lang },
+    );
+    act(() => remoteMedia.set(fakeStream));
+    play.mockImplementation((el: HTMLMediaElement) =>
+      el.tagName === 'AUDIO' ? Promise.reject(new DOMException('no decoder', 'NotSupportedError')) : Promise.resolve(),
+    );
+    await act(async () => {
+      fireEvent.canPlay(document.querySelector('video')!);
+    });
+    expect(screen.getByRole('status')).toHaveTextContent(text);
   });
 
   it('while connecting it is mounted under the pre-session screen and hidden from assistive technology', () => {

@@ -1,6 +1,11 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import cht from '../../../../lang/cht.json';
+import en from '../../../../lang/en.json';
+import jp from '../../../../lang/jp.json';
+import kor from '../../../../lang/kor.json';
+import zh from '../../../../lang/zh.json';
 import { avatarAudioElement } from '../../../services/avatarAudio.ts';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { cancelRequested, startRequested, sessionSlice, type SessionState } from '../sessionSlice.ts';
@@ -56,6 +61,32 @@ describe('PreSession', () => {
     expect(screen.getByText('Linking')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(actionTypes()).toEqual([cancelRequested.type]);
+  });
+
+  it('while connecting, "digital people are on their way" shows beside the Connecting text; not when idle', () => {
+    const { unmount } = renderWithProviders(<PreSession />, {
+      preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: 'route' }) },
+    });
+    expect(screen.getByText(/Connecting/)).toBeInTheDocument();
+    expect(screen.getByText('Digital people are on their way')).toBeInTheDocument();
+    unmount();
+    renderWithProviders(<PreSession />, { preloadedState: { account: validAccount() } });
+    expect(screen.queryByText('Digital people are on their way')).not.toBeInTheDocument();
+  });
+
+  it.each([
+    ['zh', zh],
+    ['cht', cht],
+    ['en', en],
+    ['jp', jp],
+    ['kor', kor],
+  ] as const)('the on-their-way text while connecting in %s', (lang, messages) => {
+    renderWithProviders(<PreSession />, {
+      preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: null }) },
+      lang,
+    });
+    expect(screen.getByText(messages['error.onTheirWay'])).toBeInTheDocument();
+    expect(screen.getByText(messages['session.connecting'])).toBeInTheDocument();
   });
 
   it('a double tap on Start chat asks to start again (please wait) instead of cancelling', async () => {

@@ -22,3 +22,31 @@ export function playAvatar(): boolean {
   current();
   return true;
 }
+
+/**
+ * What the avatar's two play() calls (the muted picture, the separate voice) came to:
+ * - playing: both play;
+ * - blocked: the browser holds the sound back until a tap (autoplay policy, NotAllowedError);
+ * - superseded: a newer source replaced the one being started (AbortError);
+ * - videoFailed: the picture cannot play ("Playback failed, please refresh" when tapped);
+ * - audioFailed: the picture plays but the voice cannot, for a reason other than the
+ *   autoplay policy ("Audio playback error").
+ */
+export type PlayOutcome = 'playing' | 'blocked' | 'superseded' | 'videoFailed' | 'audioFailed';
+
+function errorName(error: unknown): string {
+  return error instanceof Error || error instanceof DOMException ? error.name : typeof error;
+}
+
+/** The error name of a play() that failed, null for one that played. */
+export function failureOf(result: PromiseSettledResult<unknown>): string | null {
+  return result.status === 'rejected' ? errorName(result.reason) : null;
+}
+
+export function playOutcome(video: PromiseSettledResult<unknown>, audio: PromiseSettledResult<unknown>): PlayOutcome {
+  const failures = [failureOf(video), failureOf(audio)];
+  if (failures.every((name) => name === null)) return 'playing';
+  if (failures.includes('NotAllowedError')) return 'blocked';
+  if (failures.includes('AbortError')) return 'superseded';
+  return failures[0] !== null ? 'videoFailed' : 'audioFailed';
+}
