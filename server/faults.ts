@@ -17,6 +17,7 @@ export const FAULT_NAMES = [
   'start-live-late',
   'userinfo-error',
   'userinfo-flaky',
+  'speech-down',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];

@@ -13,6 +13,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { recordEvent } from '../events.ts';
+import { hasFault } from '../faults.ts';
 import { createLogger } from '../log.ts';
 import { questions } from '../replies/knowledge.ts';
 import { createRecognizer, type Recognizer } from './recognizer.ts';
@@ -88,6 +89,14 @@ export function createSpeechService(opts: SpeechServiceOptions): SpeechService {
     recordEvent('speech', 'in', { path: 'connection', connectionId, mode, language: settings.language, format: settings.detailed ? 'detailed' : 'simple' });
 
     ws.on('message', (data, isBinary) => {
+      // The speech-down fault: the connection drops as a network would (no close frame).
+      if (hasFault('speech-down')) {
+        log.warn('speech connection dropped (fault speech-down)', { connectionId });
+        recordEvent('speech', 'out', { path: 'connection.dropped', connectionId, reason: 'fault speech-down' });
+        session.dispose();
+        ws.terminate();
+        return;
+      }
       try {
         if (isBinary) session.onBinary(toBuffer(data));
         else session.onText(toBuffer(data).toString('utf8'));
@@ -120,6 +129,9 @@ export function createSpeechService(opts: SpeechServiceOptions): SpeechService {
       const key = url.searchParams.get('Ocp-Apim-Subscription-Key') ?? headerValue(req.headers['ocp-apim-subscription-key']);
       if (closed) {
         refuse(socket, 503, 'Service Unavailable', 'speech service is shutting down');
+      } else if (hasFault('speech-down')) {
+        recordEvent('speech', 'out', { path: 'connection.refused', status: 503, reason: 'fault speech-down' });
+        refuse(socket, 503, 'Service Unavailable', 'speech service unavailable (fault speech-down)');
       } else if (!keyMatches(key, opts.expectedKey)) {
         log.warn('speech connection refused: wrong or missing subscription key', { path: url.pathname, keyGiven: key !== null });
         recordEvent('speech', 'out', { path: 'connection.refused', status: 401, reason: key === null ? 'missing key' : 'wrong key' });

@@ -3,62 +3,20 @@
  * media element plays with sound only from within a user gesture, or once it has been
  * played in one. Chromium lets a later play() through after any tap (and the suite runs
  * it with autoplay allowed), so the rule is emulated in the page by the test harness
- * only: an init script wraps HTMLMediaElement.play and refuses, with WebKit's
- * NotAllowedError, an unmuted play() outside a trusted input event on an element never
- * played inside one. The app itself is unchanged.
+ * only (tests/e2e/support/pageShims.ts). The app itself is unchanged.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { alertBox, endButton, expectLive, expectPreSession, openHome, startButton, text } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
 import { snap } from './support/screenshots.ts';
+import { avatarAudioPlayingInPage, emulateWebKitAutoplay as emulateWebKitAutoplayInPage } from './support/pageShims.ts';
 import { clearEvents, events, startedRooms, stoppedRooms } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
 test.afterEach(afterSessionTest);
 
-declare global {
-  interface Window {
-    __webkitAutoplay?: { refused: number; allowedInGesture: number };
-  }
-}
-
-async function emulateWebKitAutoplay(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const seen = { refused: 0, allowedInGesture: 0 };
-    Object.defineProperty(window, '__webkitAutoplay', { value: seen });
-    let inGesture = false;
-    // WebKit's user-gesture events; the flag lasts for the event's own dispatch only.
-    for (const type of ['click', 'pointerdown', 'pointerup', 'mousedown', 'mouseup', 'touchend', 'keydown', 'keyup']) {
-      window.addEventListener(
-        type,
-        (event) => {
-          if (!event.isTrusted) return;
-          inGesture = true;
-          setTimeout(() => (inGesture = false), 0);
-        },
-        true,
-      );
-    }
-    const unlocked = new WeakSet<HTMLMediaElement>();
-    const play = HTMLMediaElement.prototype.play;
-    HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
-      if (inGesture) {
-        unlocked.add(this);
-        seen.allowedInGesture += 1;
-      } else if (!this.muted && !unlocked.has(this)) {
-        seen.refused += 1;
-        return Promise.reject(new DOMException('The request is not allowed by the user agent in the current context', 'NotAllowedError'));
-      }
-      return play.call(this);
-    };
-  });
-}
-
-const avatarAudioPlaying = (page: Page) =>
-  page.evaluate(() => {
-    const audio = document.querySelector<HTMLAudioElement>('.avatar-video audio');
-    return Boolean(audio && !audio.paused && audio.srcObject instanceof MediaStream && audio.srcObject.getAudioTracks().length > 0);
-  });
+const emulateWebKitAutoplay = (page: Page) => page.addInitScript(emulateWebKitAutoplayInPage);
+const avatarAudioPlaying = (page: Page) => page.evaluate(avatarAudioPlayingInPage);
 const tapToPlay = (page: Page) => alertBox(page).getByRole('button', { name: text('en', 'notices.tapToPlay'), exact: true });
 const ok = (page: Page) => alertBox(page).getByRole('button', { name: text('en', 'notices.ok'), exact: true });
 

@@ -19,6 +19,7 @@ import {
   toast,
 } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { withoutNewerPlatform, withUnreachableStunServer } from './support/pageShims.ts';
 import { snap } from './support/screenshots.ts';
 import { clearEvents, events, httpIn, roomIds, setFaults } from './support/standin.ts';
 
@@ -28,27 +29,10 @@ test.afterEach(afterSessionTest);
 const chatLog = (page: Page) => page.getByRole('log', { name: 'Chat log' });
 const retryButton = (page: Page) => page.getByRole('button', { name: text('en', 'account.retry'), exact: true });
 
-declare global {
-  interface Window {
-    __iceCandidateErrors?: { count: number };
-  }
-}
-
 test('an unreachable STUN server among the ICE servers: its candidate errors are only logged, and the session goes live', async ({ page }) => {
   // A deployment whose ICE servers include one that cannot be reached (its host does not
   // resolve): the browser reports icecandidateerror for it while the other candidates connect.
-  await page.addInitScript(() => {
-    const seen = { count: 0 };
-    Object.defineProperty(window, '__iceCandidateErrors', { value: seen });
-    const Native = window.RTCPeerConnection;
-    class WithUnreachableServer extends Native {
-      constructor(config?: RTCConfiguration) {
-        super({ ...config, iceServers: [...(config?.iceServers ?? []), { urls: 'stun:stun.unreachable.invalid:3478' }] });
-        this.addEventListener('icecandidateerror', () => (seen.count += 1));
-      }
-    }
-    window.RTCPeerConnection = WithUnreachableServer;
-  });
+  await page.addInitScript(withUnreachableStunServer);
   await openHome(page);
   await startAndWaitLive(page);
   expect(await page.evaluate(() => window.__iceCandidateErrors?.count ?? 0), 'the browser reported no candidate error').toBeGreaterThan(0);
@@ -117,11 +101,7 @@ test('a user service that cannot be reached: a network message with Retry, the s
 test('a browser without crypto.randomUUID, AbortSignal.throwIfAborted and Array.prototype.at: a first visit boots, chats and starts a call', async ({ page }) => {
   // iOS Safari before 15.4 and older in-app WebViews lack all three; any page outside a
   // secure context lacks crypto.randomUUID.
-  await page.addInitScript(() => {
-    Reflect.deleteProperty(Crypto.prototype, 'randomUUID');
-    Reflect.deleteProperty(AbortSignal.prototype, 'throwIfAborted');
-    Reflect.deleteProperty(Array.prototype, 'at');
-  });
+  await page.addInitScript(withoutNewerPlatform);
   await openHome(page);
   expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe('undefined');
   expect(await page.evaluate(() => window.localStorage.getItem('login-deviceId'))).toMatch(/^H5[0-9a-f]{32}$/);

@@ -255,6 +255,65 @@ test.describe('a hands-free call', () => {
   });
 });
 
+test.describe('the speech service drops during a call', () => {
+  test.use({ micFile: padded('call-two-questions.wav', 4, true) });
+
+  /** The client's attempts to reach the speech service: connections opened and refused. */
+  const speechAttempts = (list: StandinEvent[]) =>
+    list.filter((e) => e.channel === 'speech' && ((e.dir === 'in' && e.body.path === 'connection') || (e.dir === 'out' && e.body.path === 'connection.refused')));
+
+  test('a 3 s drop is ridden out: the recognizer comes back after its back-off, no alert, and the next question is answered', async ({ page, request }) => {
+    test.setTimeout(180_000);
+    await goLive(page);
+    await startCall(page);
+    await clearEvents(request);
+    await request.post('/__standin/faults', { data: { faults: ['speech-down'] } });
+    // The open connection drops at its next audio message; new ones are refused while the fault holds.
+    await expect
+      .poll(async () => (await events(request)).some((e) => e.channel === 'speech' && e.body.path === 'connection.dropped'), { timeout: 10_000 })
+      .toBe(true);
+    const droppedAt = Date.now();
+    await page.waitForTimeout(Math.max(0, 3000 - (Date.now() - droppedAt)));
+    await request.delete('/__standin/faults');
+    // Back on the air: a new connection is accepted, the call goes on, and a question is answered.
+    await expect.poll(async () => (await events(request)).filter((e) => e.channel === 'speech' && e.dir === 'in' && e.body.path === 'connection').length, {
+      timeout: 20_000,
+      message: 'the recognizer reconnected after the drop',
+    }).toBeGreaterThanOrEqual(1);
+    const before = await ownMessages(page).count();
+    await expect(ownMessages(page).nth(before)).toHaveText(new RegExp(`${Q1.source}|${Q2.source}`, 'i'), { timeout: 60_000 });
+    await expect(button(page, 'voice.hangUp')).toBeVisible();
+    await expect(alertBox(page)).toHaveCount(0);
+    // Backed off, not back to back: the attempts during the drop are spread over its 3 s.
+    const attempts = speechAttempts(await events(request)).map((e) => e.t);
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(attempts[1]! - attempts[0]!, 'the first restart waits about a second').toBeGreaterThanOrEqual(800);
+  });
+
+  test('a drop that lasts: after the back-off the call ends saying the speech service cannot be reached, not blaming the speech settings', async ({
+    page,
+    request,
+  }) => {
+    test.setTimeout(120_000);
+    await goLive(page);
+    await startCall(page);
+    await clearEvents(request);
+    await request.post('/__standin/faults', { data: { faults: ['speech-down'] } });
+    await expect(alertBox(page)).toBeVisible({ timeout: 30_000 });
+    await expect(alertBox(page)).toContainText(text('en', 'error.speechUnreachable'));
+    await expect(alertBox(page)).not.toContainText(text('en', 'error.asrConfigFailed'));
+    // Restarted 1, 2 and 4 s apart: four attempts (the first connection and three restarts) over about 7 s.
+    const attempts = speechAttempts(await events(request)).map((e) => e.t);
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(attempts[attempts.length - 1]! - attempts[0]!, 'the restarts spread over the back-off').toBeGreaterThanOrEqual(5000);
+    await alertBox(page).getByRole('button', { name: text('en', 'notices.ok') }).click();
+    await expect(button(page, 'voice.startCall')).toBeVisible();
+    // The session itself goes on: only the call ended.
+    await expect(endButton(page)).toBeEnabled();
+    await request.delete('/__standin/faults');
+  });
+});
+
 test.describe('speaking over the greeting', () => {
   // The question starts 1.5 s after the microphone opens (Start call), once, then silence.
   test.use({ micFile: padded('q-nearest-store.wav', 1.5) });

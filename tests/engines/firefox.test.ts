@@ -5,9 +5,34 @@
  */
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, inject, test } from 'vitest';
-import { clearEvents, clearFaults, events, fetchRequester, setFaults, signalingFrames, stopLeftoverRooms } from '../e2e/support/standin.ts';
+import { avatarAudioPlayingInPage, emulateWebKitAutoplay, withoutNewerPlatform, withUnreachableStunServer } from '../e2e/support/pageShims.ts';
+import {
+  clearEvents,
+  clearFaults,
+  events,
+  fetchRequester,
+  httpIn,
+  roomIds,
+  setFaults,
+  signalingFrames,
+  startedRooms,
+  stopLeftoverRooms,
+  stoppedRooms,
+} from '../e2e/support/standin.ts';
 import { launchFirefox, phonePage } from './support/firefox.ts';
-import { control, conversation, endChatLeavesNothing, goLive, hearAvatar, liveCounts, openApp, waitFor, waitForLog, waitVideoPlays, wakeLockCounts } from './support/page.ts';
+import {
+  control,
+  conversation,
+  endChatLeavesNothing,
+  goLive,
+  hearAvatar,
+  liveCounts,
+  openApp,
+  waitFor,
+  waitForLog,
+  waitVideoPlays,
+  wakeLockCounts,
+} from './support/page.ts';
 import { screenshot } from './support/screenshot.ts';
 import { LONG_REPLY } from '../support/longReply.ts';
 
@@ -162,3 +187,133 @@ test("a question spoken over a long reply, with the avatar's echo at −25 dB in
   await control(page, 'button', 'Hang up').click();
   await endChatLeavesNothing(page);
 });
+
+// The robustness defects of issue 19, in Firefox: each as the Chromium suite tests it
+// (tests/e2e/autoplay.spec.ts, robustness.spec.ts, voice.spec.ts), with the same page shims.
+
+const alertText = (p: Page) => p.evaluate(() => document.querySelector('[role="alert"]')?.textContent ?? null);
+const alertShows = (p: Page, words: string, timeout = 30_000) => waitFor(() => alertText(p), (t) => t?.includes(words) ?? false, `an alert saying "${words}"`, timeout);
+
+test("WebKit's autoplay rule: the Start chat tap unlocks the avatar's sound, which plays seconds later without asking", async () => {
+  await page.evaluateOnNewDocument(emulateWebKitAutoplay);
+  await openApp(page, origin);
+  await goLive(page);
+  await waitFor(() => page.evaluate(avatarAudioPlayingInPage), (playing) => playing, 'the avatar audio element playing its stream');
+  const seen = await page.evaluate(() => window.__webkitAutoplay!);
+  expect(seen.allowedInGesture, 'a play() ran inside the Start chat tap').toBeGreaterThan(0);
+  expect(seen.refused, 'no play() with sound was refused').toBe(0);
+  expect(await alertText(page)).toBeNull();
+  await endChatLeavesNothing(page);
+});
+
+test("WebKit's autoplay rule, a start without a gesture: Tap to play plays; OK ends the session and stops its room", async () => {
+  await page.evaluateOnNewDocument(emulateWebKitAutoplay);
+  await openApp(page, origin);
+  // Pressed by script, not by the visitor: no user gesture, so nothing is unlocked.
+  const startWithoutGesture = () =>
+    page.evaluate(() => Array.from(document.querySelectorAll('button')).find((b) => b.textContent?.trim() === 'Start chat')?.click());
+  await startWithoutGesture();
+  await alertShows(page, "The browser is holding back the avatar's sound");
+  await control(page, 'button', 'Tap to play').click();
+  await control(page, 'button', 'End chat').setTimeout(45_000).wait();
+  await waitVideoPlays(page);
+  await waitFor(() => page.evaluate(avatarAudioPlayingInPage), (playing) => playing, 'the avatar audio element playing its stream');
+  await control(page, 'button', 'End chat').click();
+  await control(page, 'button', 'Start chat').wait();
+
+  await clearEvents(request);
+  await startWithoutGesture();
+  await alertShows(page, "The browser is holding back the avatar's sound");
+  await control(page, 'button', 'OK').click();
+  await control(page, 'button', 'Start chat').wait();
+  expect(await alertText(page)).toBeNull();
+  const started = startedRooms(await events(request));
+  expect(started).toHaveLength(1);
+  await waitFor(async () => stoppedRooms(await events(request)), (stopped) => stopped.length === 1 && stopped[0] === started[0], 'the room stopped');
+});
+
+test('an unreachable STUN server among the ICE servers: the session goes live, no alert', async () => {
+  await page.evaluateOnNewDocument(withUnreachableStunServer);
+  await openApp(page, origin);
+  await goLive(page);
+  // Firefox may not fire icecandidateerror at all; what matters is that nothing ends the session.
+  expect(await alertText(page)).toBeNull();
+  await endChatLeavesNothing(page);
+});
+
+test('Cancel while start_live is in flight: back at once, and the room made meanwhile is stopped once its answer comes', async () => {
+  await setFaults(request, 'start-live-late');
+  await openApp(page, origin);
+  await clearEvents(request);
+  await control(page, 'button', 'Start chat').click();
+  const made = await waitFor(async () => startedRoomsOnServer(), (rooms) => rooms.length === 1, 'the room made on the server');
+  // A deliberate Cancel (a tap within 300 ms of Start is the second tap of a double tap).
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  await control(page, 'button', 'Cancel').click();
+  await control(page, 'button', 'Start chat').setTimeout(2000).wait();
+  await waitFor(async () => (await roomIds(request)).filter((id) => made.includes(id)), (left) => left.length === 0, 'the room stopped once start_live answered');
+  expect(httpIn(await events(request), '/stop_live').map((e) => (e.body.body as { room_id?: string }).room_id)).toEqual(made);
+});
+
+test('a user service that fails once is retried unseen; one that cannot be reached shows Retry, keeps the stored account, and Retry loads it', async () => {
+  await setFaults(request, 'userinfo-flaky');
+  await clearEvents(request);
+  await openApp(page, origin);
+  expect(httpIn(await events(request), '/ue/userinfo')).toHaveLength(2);
+  const stored = await page.evaluate(() => window.localStorage.getItem('userInfo'));
+  expect(stored).not.toBeNull();
+
+  await setFaults(request, 'userinfo-error');
+  await clearEvents(request);
+  await page.reload();
+  await alertShows(page, 'The service cannot be reached right now', 15_000);
+  expect(httpIn(await events(request), '/ue/userinfo')).toHaveLength(3);
+  expect(await page.evaluate(() => window.localStorage.getItem('userInfo'))).toBe(stored);
+  await clearFaults(request);
+  await control(page, 'button', 'Retry').click();
+  await control(page, 'button', 'Start chat').wait();
+  expect(await alertText(page)).toBeNull();
+});
+
+test('a browser without crypto.randomUUID, AbortSignal.throwIfAborted and Array.prototype.at boots, chats and starts a call', async () => {
+  await page.evaluateOnNewDocument(withoutNewerPlatform);
+  await openApp(page, origin);
+  expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe('undefined');
+  expect(await page.evaluate(() => window.localStorage.getItem('login-deviceId'))).toMatch(/^H5[0-9a-f]{32}$/);
+  await goLive(page);
+  await control(page, 'textbox', 'Message').fill('what are your opening hours');
+  await page.keyboard.press('Enter');
+  await waitForLog(page, (log) => log.some((m) => !m.me && m.text.includes('We are open every day from ten in the morning')), 'the opening hours answered');
+  await control(page, 'button', 'Start call').click();
+  await control(page, 'button', 'Hang up').setTimeout(45_000).wait();
+  await control(page, 'button', 'Hang up').click();
+  await control(page, 'button', 'Start call').wait();
+  expect(await alertText(page)).toBeNull();
+  await endChatLeavesNothing(page);
+});
+
+test('a 3 s speech service drop in a call is ridden out: restarts back off, no alert, and the next question is answered', async () => {
+  await openApp(page, origin, { mic: { file: 'twoQuestions', loop: true, leadSeconds: 1 } });
+  await goLive(page);
+  await control(page, 'button', 'Start call').click();
+  await control(page, 'button', 'Hang up').setTimeout(45_000).wait();
+  await clearEvents(request);
+  await setFaults(request, 'speech-down');
+  await waitFor(async () => (await events(request)).some((e) => e.channel === 'speech' && e.body.path === 'connection.dropped'), (dropped) => dropped, 'the speech connection dropped', 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await clearFaults(request);
+  const before = (await conversation(page)).filter((m) => m.me).length;
+  await waitForLog(page, (log) => log.filter((m) => m.me).length > before, 'a question sent after the drop', 60_000);
+  expect(await alertText(page)).toBeNull();
+  const attempts = (await events(request))
+    .filter((e) => e.channel === 'speech' && ((e.dir === 'in' && e.body.path === 'connection') || (e.dir === 'out' && e.body.path === 'connection.refused')))
+    .map((e) => e.t);
+  expect(attempts.length).toBeGreaterThanOrEqual(2);
+  expect(attempts[1]! - attempts[0]!, 'the first restart waits about a second').toBeGreaterThanOrEqual(800);
+  await control(page, 'button', 'Hang up').click();
+  await endChatLeavesNothing(page);
+});
+
+async function startedRoomsOnServer(): Promise<string[]> {
+  return startedRooms(await events(request));
+}

@@ -52,6 +52,7 @@ export const FAULTS = [
   'start-live-late',
   'userinfo-error',
   'userinfo-flaky',
+  'speech-down',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
