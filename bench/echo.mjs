@@ -31,12 +31,13 @@
 // Functions passed to page.evaluate run in the browser.
 /* global window, document */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { chromium } from '@playwright/test';
 import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
+import { onsetMs, sentFrames, wordAccuracy } from './_echo.mjs';
 
 const { installTestMicrophone, testMicrophoneArgs } = await tsImport('../tests/support/testMicrophone.ts', import.meta.url);
 const { startAudioOutput } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
@@ -56,47 +57,6 @@ const DELAY_MS = 80;
 const QUESTION_AT_S = 6;
 const LATENCY_BUDGET_MS = 500;
 const ACCURACY_GOAL = 0.75;
-
-/** Where speech starts in a 16 kHz 16-bit WAV: the first 10 ms window above −40 dBFS (ms). */
-function onsetMs(file) {
-  const data = readFileSync(file).subarray(44);
-  const window = 160;
-  for (let start = 0; start + window * 2 <= data.length; start += window * 2) {
-    let sum = 0;
-    for (let i = 0; i < window; i += 1) sum += (data.readInt16LE(start + 2 * i) / 32768) ** 2;
-    if (Math.sqrt(sum / window) > 0.01) return (start / 2 / 16_000) * 1000;
-  }
-  throw new Error(`no speech in ${file}`);
-}
-
-const words = (text) => text.toLowerCase().replace(/[^\p{L}\p{N}\s']/gu, ' ').split(/\s+/).filter(Boolean);
-
-/** 1 − word error rate (Levenshtein over words), at least 0. */
-function wordAccuracy(expected, heard) {
-  const a = words(expected);
-  const b = words(heard);
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j += 1) d[0][j] = j;
-  for (let i = 1; i <= a.length; i += 1) {
-    for (let j = 1; j <= b.length; j += 1) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  }
-  return Math.max(0, 1 - d[a.length][b.length] / a.length);
-}
-
-/** Runs in the page: notes every signaling frame the app sends, on the Date.now() clock. */
-function sentFrames() {
-  const sent = [];
-  Object.defineProperty(window, '__sent', { value: sent });
-  const send = WebSocket.prototype.send;
-  WebSocket.prototype.send = function (data) {
-    try {
-      if (typeof data === 'string') sent.push({ t: Date.now(), frame: JSON.parse(data) });
-    } catch {
-      // not JSON: not a signaling frame
-    }
-    return send.call(this, data);
-  };
-}
 
 /** Builds the app as it was at `ref` into `outDir` (from `git archive`, with this checkout's node_modules and model). */
 function buildReference(ref, outDir) {
