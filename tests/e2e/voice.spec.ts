@@ -272,8 +272,8 @@ test.describe('the speech service drops during a call', () => {
     await expect
       .poll(async () => (await events(request)).some((e) => e.channel === 'speech' && e.body.path === 'connection.dropped'), { timeout: 10_000 })
       .toBe(true);
-    const droppedAt = Date.now();
-    await page.waitForTimeout(Math.max(0, 3000 - (Date.now() - droppedAt)));
+    // The drop lasts 3 s from there.
+    await page.waitForTimeout(3000);
     await request.delete('/__standin/faults');
     // Back on the air: a new connection is accepted, the call goes on, and a question is answered.
     await expect.poll(async () => (await events(request)).filter((e) => e.channel === 'speech' && e.dir === 'in' && e.body.path === 'connection').length, {
@@ -284,10 +284,13 @@ test.describe('the speech service drops during a call', () => {
     await expect(ownMessages(page).nth(before)).toHaveText(new RegExp(`${Q1.source}|${Q2.source}`, 'i'), { timeout: 60_000 });
     await expect(button(page, 'voice.hangUp')).toBeVisible();
     await expect(alertBox(page)).toHaveCount(0);
-    // Backed off, not back to back: the attempts during the drop are spread over its 3 s.
-    const attempts = speechAttempts(await events(request)).map((e) => e.t);
-    expect(attempts.length).toBeGreaterThanOrEqual(2);
-    expect(attempts[1]! - attempts[0]!, 'the first restart waits about a second').toBeGreaterThanOrEqual(800);
+    // Backed off, not back to back: a restart refused a second or more into the drop (back to
+    // back, every restart was refused within a few hundred ms and the call ended). The Speech
+    // SDK's own immediate retry of a failed connection comes first and is not the app's.
+    const seen = await events(request);
+    const droppedAt = seen.find((e) => e.channel === 'speech' && e.body.path === 'connection.dropped')!.t;
+    const refused = seen.filter((e) => e.channel === 'speech' && e.body.path === 'connection.refused').map((e) => e.t - droppedAt);
+    expect(Math.max(...refused), `refused after ${refused.join(', ')} ms`).toBeGreaterThanOrEqual(800);
   });
 
   test('a drop that lasts: after the back-off the call ends saying the speech service cannot be reached, not blaming the speech settings', async ({
