@@ -147,7 +147,7 @@ function* greet(link: SignalingLink) {
 }
 
 export function* connectSession(link: SignalingLink, room: RoomRef, signal: AbortSignal) {
-  const { whep, platform } = yield* services();
+  const { whep } = yield* services();
   if (!whep.isSupported()) throw endWithAlert('startFailed', { id: catalogue.webrtcUnsupported.id });
   const uid = yield* select(selectUserId);
   const deviceId = yield* select(selectDeviceId);
@@ -181,7 +181,6 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
 
   yield* put(connectPhaseReached('video'));
   yield* waitForVideo();
-  platform.setLeaveGuard(true);
   // Hands-free calls: nobody touches the screen, and a locked screen ends the session.
   yield* fork(keepScreenOn);
   log.info('live', { roomId: started.roomId });

@@ -42,6 +42,8 @@ describe('session', () => {
   it('goes from idle through connecting to live, in the documented order', async () => {
     h.dispatch(startRequested());
     expect(h.session().status).toBe('connecting');
+    // Leaving asks for confirmation from Start chat on, not only once live.
+    expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
     await h.flush();
     // route and start_live were both asked before either answer was used.
     expect(h.live.getRoute).toHaveBeenCalledWith({ uid: 'demo' }, expect.any(AbortSignal));

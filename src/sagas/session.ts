@@ -77,6 +77,9 @@ export function* runSession(link: SignalingLink) {
   const controller = new AbortController();
   const room: RoomRef = { id: null, starting: null };
   let reason: EndReason = 'startFailed';
+  // From Start chat on, connecting too (spec: leaving asks for confirmation): a room is
+  // being made for the visitor, and leaving would only abandon it.
+  platform.setLeaveGuard(true);
   try {
     const outcome = yield* race({
       // connectSession returns only when its forked signaling and media tasks do, which they never do normally.

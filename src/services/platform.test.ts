@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenGraceFor, isIOS, isMessengerApp } from './platform.ts';
+import { createBrowserPlatform, hiddenGraceFor, isIOS, isMessengerApp } from './platform.ts';
 
 const UA = {
   iphoneSafari:
@@ -34,3 +34,23 @@ describe('platform detection', () => {
     expect(hiddenGraceFor(UA.androidChrome)).toBe(0);
   });
 });
+
+describe('the leave guard (beforeunload)', () => {
+  const leave = () => {
+    const event = new Event('beforeunload', { cancelable: true }) as BeforeUnloadEvent;
+    window.dispatchEvent(event);
+    return event;
+  };
+
+  it('asks for confirmation while on, and not once it is off again', () => {
+    const platform = createBrowserPlatform();
+    expect(leave().defaultPrevented).toBe(false);
+    platform.setLeaveGuard(true);
+    const guarded = leave();
+    expect(guarded.defaultPrevented).toBe(true);
+    platform.setLeaveGuard(true);
+    platform.setLeaveGuard(false);
+    expect(leave().defaultPrevented).toBe(false);
+  });
+});
+
