@@ -45,6 +45,8 @@ export default defineConfig({
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: CHROMIUM_ARGS,
+      // Playwright mutes headless Chromium by default; a phone plays the avatar into its speaker.
+      ignoreDefaultArgs: ['--mute-audio'],
     },
   },
 });

@@ -15,7 +15,8 @@
  * the real delayed echo, as on a phone whose speaker couples into its microphone (a linear
  * path: a phone's speaker is not linear, so these are best-case figures).
  *
- * For each coupling level and each setting, two calls over a reply of about 25 s:
+ * For each coupling level (−20, −10 and 0 dB) and each setting, two calls over a reply of about 25 s
+ * (the echo's level at the microphone is read with parec while the avatar speaks):
  *   - echo only: false barge-ins (breaks and visitor messages sent while nobody spoke);
  *   - a question spoken 6 s into the reply: the break's latency after its onset and the
  *     word accuracy of the message sent.
@@ -42,7 +43,7 @@ const { LONG_REPLY } = await tsImport('../tests/support/longReply.ts', import.me
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-capture');
 const QUESTION_FILE = join(ROOT, 'tests', 'fixtures', 'q-nearest-store.wav');
 const QUESTION = 'where is the nearest store';
-const LEVELS_DB = isQuick() ? [-10] : [-20, -10];
+const LEVELS_DB = isQuick() ? [-10] : [-20, -10, 0];
 const SETTINGS = ['processing on', 'processing off'];
 const QUESTION_AT_S = 6;
 const ACCURACY_GOAL = 0.75;
@@ -59,7 +60,8 @@ function processingOff() {
 /** The echo path in the suite's private PulseAudio daemon; returns the loopback's sink-input index. */
 function echoPath(server) {
   pactl(server, 'load-module', 'module-null-sink', 'sink_name=mic', 'sink_properties=device.description=echo-mic');
-  const loopback = pactl(server, 'load-module', 'module-loopback', `source=${SINK}.monitor`, 'sink=mic', 'latency_msec=80').trim();
+  // Pinned: PulseAudio otherwise moves the loopback's input to the new default source (itself, through the remap).
+  const loopback = pactl(server, 'load-module', 'module-loopback', `source=${SINK}.monitor`, 'sink=mic', 'latency_msec=80', 'source_dont_move=true', 'sink_dont_move=true').trim();
   pactl(server, 'load-module', 'module-remap-source', 'source_name=micsrc', 'master=mic.monitor', 'source_properties=device.description=echo-mic-source');
   pactl(server, 'set-default-source', 'micsrc');
   const inputs = pactl(server, 'list', 'short', 'sink-inputs').trim().split('\n');
@@ -67,6 +69,27 @@ function echoPath(server) {
   const line = inputs.find((l) => l.includes('module-loopback'));
   if (!line) throw new Error(`the loopback module ${loopback} has no sink input: ${inputs.join(' | ')}`);
   return line.split('\t')[0];
+}
+
+/** The microphone's level (dBFS RMS) over `ms`, read from the capture source with parec: proof that the echo reaches it. */
+function micLevelDb(server, ms) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('parec', ['--device=micsrc', '--format=s16le', '--channels=1', '--rate=16000', '--raw'], {
+      env: { ...process.env, PULSE_SERVER: server },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.once('error', reject);
+    setTimeout(() => child.kill('SIGTERM'), ms);
+    child.once('exit', () => {
+      const pcm = Buffer.concat(chunks);
+      let sum = 0;
+      const n = Math.floor(pcm.length / 2);
+      for (let i = 0; i < n; i += 1) sum += (pcm.readInt16LE(2 * i) / 32768) ** 2;
+      resolve(n === 0 ? null : Math.round(10 * Math.log10(sum / n + 1e-12) * 10) / 10);
+    });
+  });
 }
 
 function paplay(server, file) {
@@ -98,12 +121,17 @@ async function call(browser, base, server, { setting, question }) {
     const said = await page.request.post(`${base}/__standin/say`, { data: { text: LONG_REPLY } });
     if (said.status() !== 200) throw new Error(`say: ${said.status()} ${await said.text()}`);
     let questionAt = null;
-    if (question) {
+    let echoDb = null;
+    if (!question) {
+      // Well into the reply (it is synthesized before it plays): the echo's level at the microphone.
+      await page.waitForTimeout(8000);
+      echoDb = await micLevelDb(server, 5000);
+    } else {
       await page.waitForTimeout(QUESTION_AT_S * 1000);
       questionAt = (await page.evaluate(() => Date.now())) + onsetMs(QUESTION_FILE);
       await paplay(server, QUESTION_FILE);
     }
-    await page.waitForTimeout(35_000 - (question ? QUESTION_AT_S * 1000 + 2500 : 0));
+    await page.waitForTimeout(35_000 - (question ? QUESTION_AT_S * 1000 + 2500 : 13_000));
     const sent = await page.evaluate(() => window.__sent);
     await page.getByRole('button', { name: 'Hang up', exact: true }).click();
     const during = sent.filter((s) => s.t >= calledAt);
@@ -111,6 +139,7 @@ async function call(browser, base, server, { setting, question }) {
       breaks: during.filter((s) => s.frame.type === 'break'),
       messages: during.filter((s) => s.frame.type === 'message_text' && s.frame.source === 'nlpmsg'),
       questionAt,
+      echoDb,
     };
   } finally {
     await context.close();
@@ -127,7 +156,8 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
   try {
     const loopbackInput = echoPath(output.server);
     standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, env: { ...process.env, PULSE_SERVER: output.server } });
+    // Playwright mutes headless Chromium's audio by default: the sink would get silence, and no echo.
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, ignoreDefaultArgs: ['--mute-audio'], env: { ...process.env, PULSE_SERVER: output.server } });
     try {
       for (const gainDb of LEVELS_DB) {
         pactl(output.server, 'set-sink-input-volume', loopbackInput, `${gainDb}dB`);
@@ -139,6 +169,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
           const row = {
             gainDb,
             setting,
+            echoAtMicDb: quiet.echoDb,
             falseBargeIns: quiet.breaks.length + quiet.messages.length,
             falseTexts: quiet.messages.map((m) => m.frame.text),
             breakBeforeQuestion: spoken.breaks.filter((b) => b.t < spoken.questionAt - 200).length,
@@ -147,7 +178,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
             wordAccuracy: message ? Number(wordAccuracy(QUESTION, message.frame.text).toFixed(2)) : 0,
           };
           rows.push(row);
-          console.log(`  ${gainDb} dB ${setting}: false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
+          console.log(`  ${gainDb} dB ${setting}: echo at the microphone ${row.echoAtMicDb} dBFS, false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
         }
       }
     } finally {
@@ -175,7 +206,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
   });
   report.table(
     'Capture constraints on a real echo path (PulseAudio loopback, 80 ms): false barge-ins over a 25 s reply, and a question spoken 6 s into it',
-    ['coupling', 'setting', 'false barge-ins', 'break after onset', 'sent', 'word accuracy'],
-    rows.map((r) => [`${r.gainDb} dB`, r.setting, String(r.falseBargeIns), r.breakLatencyMs === null ? 'none' : `${Math.round(r.breakLatencyMs)} ms`, r.sent ?? '(nothing)', r.wordAccuracy.toFixed(2)]),
+    ['coupling', 'setting', 'echo at the microphone', 'false barge-ins', 'break after onset', 'sent', 'word accuracy'],
+    rows.map((r) => [`${r.gainDb} dB`, r.setting, `${r.echoAtMicDb} dBFS`, String(r.falseBargeIns), r.breakLatencyMs === null ? 'none' : `${Math.round(r.breakLatencyMs)} ms`, r.sent ?? '(nothing)', r.wordAccuracy.toFixed(2)]),
   );
 });
