@@ -75,36 +75,11 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
 
 const hasCandidate = (sdp: string | undefined): boolean => sdp !== undefined && /^a=candidate:/m.test(sdp);
 
-/** Resolves at the first gathered candidate or when gathering completes. */
-function firstCandidateOrComplete(pc: RTCPeerConnection, signal: AbortSignal): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const finish = () => {
-      pc.removeEventListener('icecandidate', onCandidate);
-      pc.removeEventListener('icegatheringstatechange', onChange);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onCandidate = (event: RTCPeerConnectionIceEvent) => {
-      if (!event.candidate) return;
-      finish();
-      resolve();
-    };
-    const onChange = () => {
-      if (pc.iceGatheringState !== 'complete') return;
-      finish();
-      resolve();
-    };
-    const onAbort = () => {
-      finish();
-      reject(new DOMException('WHEP connect aborted', 'AbortError'));
-    };
-    pc.addEventListener('icecandidate', onCandidate);
-    pc.addEventListener('icegatheringstatechange', onChange);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when ICE gathering completes, or earlier: at `timeoutMs` (the offer then goes with
+ * the candidates found so far), or at the first candidate gathered. Rejects when `signal` aborts.
+ */
+function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeoutMs?: number; firstCandidate?: boolean }): Promise<void> {
   if (pc.iceGatheringState === 'complete') return Promise.resolve();
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
@@ -114,6 +89,7 @@ function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: Abor
     const finish = () => {
       clearTimeout(timer);
       pc.removeEventListener('icegatheringstatechange', onChange);
+      pc.removeEventListener('icecandidate', onCandidate);
       signal.removeEventListener('abort', onAbort);
     };
     const onChange = () => {
@@ -121,16 +97,25 @@ function iceGatheringDone(pc: RTCPeerConnection, timeoutMs: number, signal: Abor
       finish();
       resolve();
     };
+    const onCandidate = (event: RTCPeerConnectionIceEvent) => {
+      if (!event.candidate) return;
+      finish();
+      resolve();
+    };
     const onAbort = () => {
       finish();
       reject(new DOMException('WHEP connect aborted', 'AbortError'));
     };
-    const timer = setTimeout(() => {
-      finish();
-      log.info('ICE gathering still running; sending the candidates found so far');
-      resolve();
-    }, timeoutMs);
+    const timer =
+      until.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            finish();
+            log.info('ICE gathering still running; sending the candidates found so far');
+            resolve();
+          }, until.timeoutMs);
     pc.addEventListener('icegatheringstatechange', onChange);
+    if (until.firstCandidate) pc.addEventListener('icecandidate', onCandidate);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -197,12 +182,12 @@ export function createWhepService(deps: WhepDeps): WhepService {
       throwIfAborted(signal, 'WHEP connect aborted');
       await pc.setLocalDescription(offer);
       throwIfAborted(signal, 'WHEP connect aborted');
-      await iceGatheringDone(pc, deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, signal);
+      await whenGathered(pc, signal, { timeoutMs: deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS });
       throwIfAborted(signal, 'WHEP connect aborted');
       // Past the gathering timeout with nothing found yet (a TURN allocation over a slow
       // link): wait on for the first candidate or the end of gathering; the session's
       // start limit bounds the wait.
-      if (!hasCandidate(pc.localDescription?.sdp)) await firstCandidateOrComplete(pc, signal);
+      if (!hasCandidate(pc.localDescription?.sdp)) await whenGathered(pc, signal, { firstCandidate: true });
       const sdp = pc.localDescription?.sdp;
       if (!sdp) throw new WhepError('negotiation', 'no local description');
       // An offer without a single candidate can never connect, and the browser would not
