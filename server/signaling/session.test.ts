@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clearEvents, listEvents } from '../events.ts';
+import { ASR_END_QUIET_MS } from './session.ts';
 import { isCommand, SignalingClient, startRoom, startTestStandin, type Frame, type TestStandin } from '../http/testkit.ts';
 
 let t: TestStandin;
@@ -92,15 +93,45 @@ describe('replies', () => {
 });
 
 describe('voice turns', () => {
-  it('answers the first partial with asr_running (once) and end_point with asr_end', async () => {
+  const partial = (roomId: string, text: string, msgId = 'v-1') =>
+    frame(roomId, { type: 'message_text', source: 'asrcallback', text, end_point: false, data: { msg_id: msgId, lang: 'en' } });
+  const sentence = (roomId: string, source: 'nlpmsg' | 'asrcallback', text: string, msgId = 'v-1') =>
+    frame(roomId, { type: 'message_text', source, text, ...(source === 'asrcallback' ? { end_point: true } : {}), data: { msg_id: msgId, lang: 'en' } });
+
+  it(`answers the first wording with asr_running (once), and ends the turn with asr_end and its last wording once no new wording came for ${ASR_END_QUIET_MS} ms`, async () => {
     const { c, roomId } = await joined();
-    const partial = (text: string) => frame(roomId, { type: 'message_text', source: 'asrcallback', text, end_point: false, data: { msg_id: 'v-1', lang: 'en' } });
-    c.send(partial('where'));
-    c.send(partial('where is'));
-    c.send(frame(roomId, { type: 'message_text', source: 'asrcallback', text: 'where is the nearest store', end_point: true, data: { msg_id: 'v-1' } }));
+    c.send(partial(roomId, 'where'));
+    c.send(partial(roomId, 'where is'));
+    await new Promise((r) => setTimeout(r, ASR_END_QUIET_MS / 2));
+    const lastAt = Date.now();
+    c.send(partial(roomId, 'where is the nearest store'));
     const end = await c.next(isCommand('asr_end'));
+    expect(Date.now() - lastAt).toBeGreaterThanOrEqual(ASR_END_QUIET_MS - 20);
     expect(end).toEqual({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1', text: 'where is the nearest store' });
     expect(c.frames.filter(isCommand('asr_running'))).toEqual([{ msg_type: 'command', command: 'asr_running', msg_id: 'v-1' }]);
+  });
+
+  it('after asr_end: the nlpmsg is echoed and answered, the end_point closes the turn, and nothing asks for a second asr_end', async () => {
+    const { c, roomId } = await joined();
+    c.send(partial(roomId, 'what are your opening hours'));
+    await c.next(isCommand('asr_end'));
+    c.send(partial(roomId, 'what are your opening hours please'));
+    c.send(sentence(roomId, 'nlpmsg', 'what are your opening hours'));
+    c.send(sentence(roomId, 'asrcallback', 'what are your opening hours'));
+    expect(await c.next((f) => f.msg_type === 'asr')).toEqual({ msg_type: 'asr', msg_id: 'v-1', text: 'what are your opening hours' });
+    await c.next(isCommand('nlp_end'));
+    expect(c.frames.filter(isCommand('asr_end'))).toHaveLength(1);
+    expect(c.frames.filter((f) => f.msg_type === 'error')).toEqual([]);
+  });
+
+  it('an nlpmsg before the words have rested (a client that stopped waiting) ends the turn with no asr_end after it', async () => {
+    const { c, roomId } = await joined();
+    c.send(partial(roomId, 'tell me about the discount', 'v-2'));
+    c.send(sentence(roomId, 'nlpmsg', 'tell me about the discount', 'v-2'));
+    const echo = await c.next((f) => f.msg_type === 'asr');
+    await new Promise((r) => setTimeout(r, ASR_END_QUIET_MS * 2));
+    expect(echo.msg_id).toBe('v-2');
+    expect(c.frames.filter(isCommand('asr_end'))).toEqual([]);
   });
 });
 

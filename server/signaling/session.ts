@@ -17,6 +17,15 @@ import { parseClientFrame, type ClientFrame } from './frames.ts';
 /** Close codes (PROTOCOL.md): 1012 = dropped, reconnect; 4003 = this room refuses reconnects. */
 export const CLOSE_DROPPED = 1012;
 export const CLOSE_REFUSED = 4003;
+/**
+ * How long a voice turn's words rest before the server ends its recognition with
+ * asr_end (PROTOCOL.md): the browser recognizes, so all the server sees of the visitor
+ * stopping is that no new wording comes. The client sends its recognizer's final wording
+ * at once, so a turn costs this much after it.
+ */
+export const ASR_END_QUIET_MS = 300;
+/** Voice turns a connection remembers: a client that never ends its turns must not grow it without bound. */
+const TURNS_KEPT = 100;
 
 export interface SessionDeps {
   rooms: RoomRegistry;
@@ -24,6 +33,15 @@ export interface SessionDeps {
   log: Logger;
   /** Player timing overrides (tests). */
   play?: { graceMs?: number; startTimeoutMs?: number };
+  /** Overrides ASR_END_QUIET_MS (tests). */
+  asrEndQuietMs?: number;
+}
+
+/** A voice turn as the server sees it: the newest wording, and whether its recognition has ended. */
+interface VoiceTurn {
+  text: string;
+  timer: ReturnType<typeof setTimeout> | null;
+  ended: boolean;
 }
 
 // Reply ids are unique for the whole process, so a client that reconnects
@@ -36,8 +54,8 @@ export class SignalingSession implements RoomClient {
   boundAt = 0;
   private lang: KbLang = 'en';
   private current: { msgId: string; abort: AbortController } | null = null;
-  /** Voice turns that already got asr_running. */
-  private readonly partials = new Set<string>();
+  /** Voice turns that got asr_running, by msg_id, until their end_point. */
+  private readonly turns = new Map<string, VoiceTurn>();
 
   constructor(
     private readonly ws: WebSocket,
@@ -62,6 +80,7 @@ export class SignalingSession implements RoomClient {
   }
 
   onClose(): void {
+    this.forgetTurns();
     this.endReply(false);
     this.room?.detach(this);
     this.room = null;
@@ -78,6 +97,7 @@ export class SignalingSession implements RoomClient {
 
   close(code: number, reason: string): void {
     recordEvent('signaling', 'out', { close: code, reason });
+    this.forgetTurns();
     this.endReply(false);
     this.ws.close(code, reason);
   }
@@ -119,24 +139,50 @@ export class SignalingSession implements RoomClient {
   }
 
   private answer(msgId: string, text: string): void {
-    this.partials.delete(msgId);
+    // The sentence of a voice turn: its recognition is over whatever the timer says.
+    this.endTurn(msgId, false);
     this.send({ msg_type: 'asr', msg_id: msgId, text });
     const match = findEntry(text);
     this.deps.log.info('answering', { roomId: this.room?.id, entry: match.entry.id, how: match.how });
     this.startReply(entryReply(match.entry, this.lang, this.deps.origin.http));
   }
 
+  /**
+   * asrcallback: the first wording of a turn gets asr_running; each new wording restarts
+   * the quiet timer whose end sends asr_end; end_point (sent after the nlpmsg) closes the turn.
+   */
   private voiceTurn(msgId: string, text: string, endPoint: boolean): void {
     if (endPoint) {
-      this.partials.delete(msgId);
-      this.send({ msg_type: 'command', command: 'asr_end', msg_id: msgId, text });
+      this.endTurn(msgId, false);
+      this.turns.delete(msgId);
       return;
     }
-    if (this.partials.has(msgId)) return;
-    // A client that never ends its turns must not grow this set without bound.
-    if (this.partials.size >= 100) this.partials.clear();
-    this.partials.add(msgId);
-    this.send({ msg_type: 'command', command: 'asr_running', msg_id: msgId });
+    let turn = this.turns.get(msgId);
+    if (!turn) {
+      if (this.turns.size >= TURNS_KEPT) this.forgetTurns();
+      turn = { text, timer: null, ended: false };
+      this.turns.set(msgId, turn);
+      this.send({ msg_type: 'command', command: 'asr_running', msg_id: msgId });
+    }
+    if (turn.ended) return;
+    turn.text = text;
+    if (turn.timer) clearTimeout(turn.timer);
+    turn.timer = setTimeout(() => this.endTurn(msgId, true), this.deps.asrEndQuietMs ?? ASR_END_QUIET_MS);
+  }
+
+  /** Ends a turn's recognition once; with `notify` the client gets asr_end with its last wording. */
+  private endTurn(msgId: string, notify: boolean): void {
+    const turn = this.turns.get(msgId);
+    if (!turn || turn.ended) return;
+    if (turn.timer) clearTimeout(turn.timer);
+    turn.timer = null;
+    turn.ended = true;
+    if (notify) this.send({ msg_type: 'command', command: 'asr_end', msg_id: msgId, text: turn.text });
+  }
+
+  private forgetTurns(): void {
+    for (const turn of this.turns.values()) if (turn.timer) clearTimeout(turn.timer);
+    this.turns.clear();
   }
 
   private startReply(parts: ReplyPart[]): void {

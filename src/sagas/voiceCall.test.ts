@@ -171,10 +171,11 @@ describe('call mode: sentences', () => {
     recognizer.final('what are your opening hours');
     await h.flush();
     const text = 'what are your opening hours';
-    expect(h.sentOf('message_text', 'asrcallback').at(-1)).toMatchObject({ text, end_point: true, data: { msg_id: 'v-1' } });
+    expect(h.sentOf('message_text', 'asrcallback').at(-1)).toMatchObject({ text, end_point: false, data: { msg_id: 'v-1' } });
     expect(h.state().chat.messages).toEqual([expect.objectContaining({ key: 'me:v-1', fromMe: true })]);
     await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1', text });
     expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text, data: { msg_id: 'v-1', lang: 'en' } })]);
+    expect(h.sentOf('message_text').at(-1)).toMatchObject({ source: 'asrcallback', text, end_point: true, data: { msg_id: 'v-1' } });
   });
 
   it('a phrase the recognizer finished before speech ended is sent at once', async () => {
@@ -183,7 +184,7 @@ describe('call mode: sentences', () => {
     voice().recognizer().final('tell me about the discount');
     voice().pipeline().speechEnd();
     await h.flush();
-    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'tell me about the discount', end_point: true })]);
+    expect(h.sentOf('message_text')).toEqual([expect.objectContaining({ text: 'tell me about the discount', end_point: false })]);
   });
 
   it('a sentence whose final phrase never comes is dropped after the wait; a later phrase repeating the avatar is dropped as echo', async () => {
@@ -220,7 +221,7 @@ describe('call mode: sentences', () => {
     const types = h.sent().map((f) => f.type);
     expect(types.indexOf('break')).toBeGreaterThanOrEqual(0);
     expect(types.indexOf('break')).toBeLessThan(types.indexOf('message_text'));
-    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store', end_point: true })]);
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store', end_point: false })]);
     expect(h.state().chat.messages.filter((m) => m.fromMe).map((m) => m.msgArr[0]?.content)).toEqual(['where is the nearest store']);
   });
 

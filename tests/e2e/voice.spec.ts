@@ -12,7 +12,7 @@ import type { Locator, Page } from '@playwright/test';
 import { alertBox, endButton, expectLive, openHome, presetLang, startButton, text, toast, type Lang } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
 import { snap } from './support/screenshots.ts';
-import { clearEvents, events, signalingFrames, type StandinEvent } from './support/standin.ts';
+import { clearEvents, events, signalingFrames, voiceTurnSteps, type StandinEvent } from './support/standin.ts';
 import { closedBurstsSince, installMicProbe, pageNow } from './support/micProbe.ts';
 import { expect, test } from './support/voiceBrowser.ts';
 import { installVoiceCounters, voiceCounts } from './support/voiceCounters.ts';
@@ -207,12 +207,9 @@ test.describe('a hands-free call', () => {
       .toBe('answered');
     await snap(page, 'voice-call-answered-390x844');
 
-    // Each went through the voice turn: end_point with the same msg_id before the nlpmsg.
+    // Each went through the voice turn in the specification's order.
     for (const frame of nlp.slice(q1, q1 + 2)) {
-      const msgId = (frame.data as { msg_id: string }).msg_id;
-      const end = sent.findIndex((f) => f.source === 'asrcallback' && f.end_point === true && (f.data as { msg_id: string }).msg_id === msgId);
-      expect(end).toBeGreaterThanOrEqual(0);
-      expect(end).toBeLessThan(sent.indexOf(frame));
+      expect(voiceTurnSteps(seen, (frame.data as { msg_id: string }).msg_id)).toEqual(['partial', 'asr_end', 'nlpmsg', 'end_point']);
     }
 
     // Barge-in: a break went up between the two questions, and the reply to question 1
@@ -429,11 +426,15 @@ test.describe('hold to talk, a question', () => {
     });
     await expect(ownMessages(page).first()).toContainText(/where is the nearest store/i, { timeout: REPLY_MS });
     await expect(reply(page, 'Our nearest store is the flagship store')).toBeVisible({ timeout: REPLY_MS });
-    const inbound = signalingFrames(await events(request), 'in').map((f) => f.type);
+    const seen = await events(request);
+    const inbound = signalingFrames(seen, 'in').map((f) => f.type);
     // The press interrupts the avatar: a break exists, and it went before the message.
     expect(inbound).toContain('break');
     expect(inbound).toContain('message_text');
     expect(inbound.indexOf('break')).toBeLessThan(inbound.indexOf('message_text'));
+    // The release sends the sentence as one wording, and the turn goes in the specification's order.
+    const sentence = signalingFrames(seen, 'in').find((f) => f.source === 'nlpmsg')!;
+    expect(voiceTurnSteps(seen, (sentence.data as { msg_id: string }).msg_id)).toEqual(['partial', 'asr_end', 'nlpmsg', 'end_point']);
     // The finger marks the sentence: the press started no voice-detection worker of its
     // own, and its microphone and AudioContext are closed again.
     await expect

@@ -19,6 +19,7 @@ import {
   startedRooms,
   stopLeftoverRooms,
   stoppedRooms,
+  voiceTurnSteps,
 } from '../e2e/support/standin.ts';
 import { launchFirefox, phonePage } from './support/firefox.ts';
 import {
@@ -102,15 +103,12 @@ test('a hands-free call: two spoken questions become two visitor messages, each 
     120_000,
   );
   await waitForLog(page, (log) => log.some((m) => !m.me && m.text.includes('We are open every day from ten in the morning')), 'question 2 answered');
-  // Each went up through the voice turn: an end_point frame before its nlpmsg.
-  const sent = signalingFrames(await events(request), 'in').filter((f) => f.type === 'message_text');
-  const spoken = sent.filter((f) => f.source === 'nlpmsg' && (Q1.test(String(f.text)) || Q2.test(String(f.text))));
+  // Each went up through the voice turn in the specification's order.
+  const seen = await events(request);
+  const spoken = signalingFrames(seen, 'in').filter((f) => f.source === 'nlpmsg' && (Q1.test(String(f.text)) || Q2.test(String(f.text))));
   expect(spoken.length).toBeGreaterThanOrEqual(2);
   for (const frame of spoken) {
-    const msgId = (frame.data as { msg_id: string }).msg_id;
-    const end = sent.findIndex((f) => f.source === 'asrcallback' && f.end_point === true && (f.data as { msg_id: string }).msg_id === msgId);
-    expect(end, `end_point before "${String(frame.text)}"`).toBeGreaterThanOrEqual(0);
-    expect(end).toBeLessThan(sent.indexOf(frame));
+    expect(voiceTurnSteps(seen, (frame.data as { msg_id: string }).msg_id), `the turn of "${String(frame.text)}"`).toEqual(['partial', 'asr_end', 'nlpmsg', 'end_point']);
   }
   await screenshot(page, 'firefox-call-390x844');
   await control(page, 'button', 'Hang up').click();

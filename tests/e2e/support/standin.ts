@@ -136,3 +136,29 @@ export async function stopLeftoverRooms(request: Requester, deviceId: string | n
   }
   return stopped;
 }
+
+/**
+ * The voice turn `msgId` as the stand-in saw it, in order: the client's wordings
+ * (`partial`, consecutive ones as one), the server's `asr_end`, the client's `nlpmsg`
+ * and `end_point`. The specification's order is `partial, asr_end, nlpmsg, end_point`.
+ */
+export function voiceTurnSteps(list: StandinEvent[], msgId: string): string[] {
+  const steps: string[] = [];
+  for (const { channel, dir, body } of list) {
+    if (channel !== 'signaling' || (body.data as { msg_id?: unknown } | undefined)?.msg_id !== msgId && body.msg_id !== msgId) continue;
+    const step =
+      dir === 'out'
+        ? body.command === 'asr_end'
+          ? 'asr_end'
+          : null
+        : body.source === 'nlpmsg'
+          ? 'nlpmsg'
+          : body.source === 'asrcallback'
+            ? body.end_point === true
+              ? 'end_point'
+              : 'partial'
+            : null;
+    if (step && !(step === 'partial' && steps.at(-1) === 'partial')) steps.push(step);
+  }
+  return steps;
+}
