@@ -57,6 +57,25 @@ export function clientAddress(req: IncomingMessage): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
+/**
+ * A warning that a flood would repeat thousands of times: the first is logged,
+ * then at most one per `everyMs` with the number held back meanwhile.
+ */
+function throttledWarn(log: Logger, everyMs = 5_000): (message: string, fields: Record<string, unknown>) => void {
+  let last = -Infinity;
+  let held = 0;
+  return (message, fields) => {
+    const now = performance.now();
+    if (now - last < everyMs) {
+      held++;
+      return;
+    }
+    log.warn(message, held > 0 ? { ...fields, alsoRefusedSinceLastLine: held } : fields);
+    last = now;
+    held = 0;
+  };
+}
+
 function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
 }
@@ -70,6 +89,8 @@ export function createSignaling(opts: SignalingOptions): Signaling {
   /** Open connections, and upgrades under way, by client address. */
   const perAddress = new Map<string, number>();
   let total = 0;
+  const warnRefused = throttledWarn(log);
+  const warnUnjoined = throttledWarn(log);
   const release = (address: string): void => {
     total--;
     const left = (perAddress.get(address) ?? 1) - 1;
@@ -93,7 +114,7 @@ export function createSignaling(opts: SignalingOptions): Signaling {
   function accept(ws: WebSocket, req: IncomingMessage, address: string): void {
     const joinTimer = setTimeout(() => {
       if (session.room || ws.readyState !== ws.OPEN) return;
-      log.warn('signaling connection did not join a room in time; closing it', { address, ms: limits.joinTimeoutMs });
+      warnUnjoined('signaling connection did not join a room in time; closing it', { address, ms: limits.joinTimeoutMs });
       ws.close(CLOSE_POLICY, 'send offer_2 first');
     }, limits.joinTimeoutMs);
     joinTimer.unref();
@@ -127,12 +148,12 @@ export function createSignaling(opts: SignalingOptions): Signaling {
       }
       const address = clientAddress(req);
       if (total >= limits.total) {
-        log.warn('signaling upgrade refused: too many connections', { total });
+        warnRefused('signaling upgrade refused: too many connections', { total });
         refuse(socket, 503, 'Service Unavailable');
         return;
       }
       if ((perAddress.get(address) ?? 0) >= limits.perAddress) {
-        log.warn('signaling upgrade refused: too many connections from one address', { address, limit: limits.perAddress });
+        warnRefused('signaling upgrade refused: too many connections from one address', { address, limit: limits.perAddress });
         refuse(socket, 429, 'Too Many Requests');
         return;
       }
