@@ -49,6 +49,27 @@ describe('RoomRegistry', () => {
     expect(room.mediaReady).toBe(true);
   });
 
+  it('logs a room stopped during start-up as a normal end, not as an error', async () => {
+    const lines: Record<'info' | 'warn' | 'error', string[]> = { info: [], warn: [], error: [] };
+    const spy = { info: (m: string) => void lines.info.push(m), warn: (m: string) => void lines.warn.push(m), error: (m: string) => void lines.error.push(m) };
+    let failStart!: (err: Error) => void;
+    const rooms = new RoomRegistry({
+      log: spy,
+      createMedia: () => {
+        const media = new FakeMedia();
+        // As the real pipeline does: closed before its first packets, `ready` rejects.
+        Object.defineProperty(media, 'ready', { value: new Promise<void>((_, reject) => (failStart = reject)) });
+        return media;
+      },
+    });
+    const room = rooms.create(init)!;
+    await rooms.stop(room.id, 'stop_live');
+    failStart(new Error('media pipeline closed before it was ready'));
+    await new Promise((r) => setImmediate(r));
+    expect(lines.error).toEqual([]);
+    expect(lines.info).toContain('room stopped before its media was ready');
+  });
+
   it('refuses more rooms than maxRooms', () => {
     const { rooms } = registry({ maxRooms: 1 });
     expect(rooms.create(init)).not.toBeNull();
