@@ -24,8 +24,11 @@ export interface StandinEvent {
 
 export const EVENT_LIMITS = {
   maxEvents: 10_000,
-  /** Characters of one body's JSON before it is summarised (a signaling frame's 100,000-character text is not kept whole). */
-  maxBodyChars: 4_096,
+  /**
+   * Characters of one body's JSON before it is summarised: the streams list of 8 rooms (about
+   * 6,000) stays whole, a signaling frame's 100,000-character text does not.
+   */
+  maxBodyChars: 16_384,
   /** Characters of JSON for the whole log: at most 2 bytes each, so about 8 MB at worst. */
   maxLogChars: 4_000_000,
   /** How much of a summarised body's text is kept. */
