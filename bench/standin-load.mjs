@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { isQuick, runBench } from './_report.mjs';
+import { EXIT, isQuick, runBench } from './_report.mjs';
 
 const { startStandin } = await tsImport('../tests/support/standin.ts', import.meta.url);
 const { visitSession } = await tsImport('../tests/support/visitor.ts', import.meta.url);
@@ -122,4 +122,4 @@ const data = await runBench(
 );
 // Closed werift peers and Speech SDK recognizers of the visitors leave handles behind that keep
 // Node running once everything is written: end here with the verdict's exit code.
-process.exit(data.status === 'pass' ? 0 : data.status === 'fail' ? 1 : 2);
+process.exit(EXIT[data.status]);
