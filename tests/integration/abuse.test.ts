@@ -203,6 +203,35 @@ describe('5. signaling connections from one address and in total', () => {
   }, 60_000);
 });
 
+describe('5. rooms held by sockets alone', () => {
+  const IDLE_MS = 2_000;
+  let short: AbuseStandin;
+  beforeAll(async () => {
+    short = await startAbuseStandin({ STANDIN_ROOM_IDLE_MS: String(IDLE_MS) });
+  }, 120_000);
+  afterAll(() => short?.stop());
+
+  it('8 sockets joined to a room, with no peer, do not keep it: it is reclaimed and its sockets closed', async () => {
+    const sockets: WebSocket[] = [];
+    onTestFinished(() => sockets.forEach((ws) => ws.terminate()));
+    const roomId = await short.startRoom('H5hold');
+    for (let i = 0; i < 8; i++) {
+      const { ws, status } = await short.socketFrom('127.0.0.5');
+      expect(status).toBe(101);
+      sockets.push(ws);
+      const ready = new Promise<unknown>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
+      ws.send(JSON.stringify({ type: 'offer_2', room_id: roomId }));
+      expect(await ready).toMatchObject({ command: 'asr_ready' });
+    }
+    // The room is reclaimed IDLE_MS after it was made, its sockets closed with 1000; 5 s more bound the wait.
+    const deadline = new Promise<number>((resolve) => setTimeout(() => resolve(-2), IDLE_MS + 5_000));
+    const codes = await Promise.all(sockets.map((ws) => Promise.race([closed(ws), deadline])));
+    expect(new Set(codes)).toEqual(new Set([1000]));
+    const stop = await short.post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5hold' }));
+    expect(stop.status).toBe(404);
+  }, 60_000);
+});
+
 describe('6. smaller: the errors a client sees', () => {
   it('a long room_id is named as too long, not as missing', async () => {
     const c = await SignalingClient.connect(wsUrl);

@@ -23,13 +23,14 @@ export interface AbuseStandin {
   stop(): Promise<void>;
 }
 
-export async function startAbuseStandin(): Promise<AbuseStandin> {
+/** `env`: more settings for the stand-in (e.g. STANDIN_ROOM_IDLE_MS). */
+export async function startAbuseStandin(env: Record<string, string> = {}): Promise<AbuseStandin> {
   // /healthz waits for a built app; the suite needs none, so a stub stands in for dist/.
   const publicDir = mkdtempSync(join(tmpdir(), 'abuse-app-'));
   writeFileSync(join(publicDir, 'index.html'), '<!doctype html><title>stub</title>');
   let standin: RunningStandin;
   try {
-    standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: publicDir, STANDIN_TURN: '0' } });
+    standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: publicDir, STANDIN_TURN: '0', ...env } });
   } catch (err) {
     rmSync(publicDir, { recursive: true, force: true });
     throw err;
