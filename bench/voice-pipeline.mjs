@@ -188,11 +188,13 @@ await runBench('voice-pipeline', { what: 'our worklet → worker VAD vs @ricky01
       return null;
     });
     if (standin) cleanup.unshift(() => standin.stop());
+    // The bench page reaches the speech service through its own origin: the stand-in refuses another's.
+    if (standin) served.proxyUpgradesTo(standin.url);
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${FIXTURE}`] });
     cleanup.unshift(() => browser.close());
     for (const rate of RATES) {
       console.log(`voice pipeline vs vad-web at CPU throttle ${rate}×`);
-      const result = await measureRate(browser, served, rate, standin ? standin.url.replace(/^http/, 'ws') : undefined);
+      const result = await measureRate(browser, served, rate, standin ? new URL(served.url).origin.replace(/^http/, 'ws') : undefined);
       if (!WITH_APP) result.app = null;
       else if (appDir && standin) result.app = await appFigures(browser, report, standin.url, rate);
       else result.app = { error: appDir ? 'no stand-in' : 'the app did not build' };

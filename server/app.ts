@@ -12,6 +12,7 @@ import { createRouter, logRequest, type Route } from './http/router.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { liveRoutes } from './http/routes/live.ts';
 import { srsRoutes } from './http/routes/srs.ts';
+import { foreignOrigin } from './http/origin.ts';
 import { createStaticHandler } from './http/static.ts';
 import { createLogger } from './log.ts';
 import type * as MediaModuleTypes from './media/index.ts';
@@ -47,7 +48,9 @@ export interface StandinOptions {
   /** How long start-live-slow holds /start_live (20 s by contract). */
   slowStartMs?: number;
   lateStartMs?: number;
-  signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play'>;
+  signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play' | 'limits'>;
+  /** A further rule on who may use /__standin/* (CONTRACT.md section 4); false answers 403. */
+  controlAllowed?: (req: http.IncomingMessage) => boolean;
 }
 
 export interface Standin {
@@ -122,7 +125,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     ...accountRoutes(),
     ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 3000, shutdown: shutdown.signal }),
     ...srsRoutes({ rooms, log }),
-    ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control') }) : []),
+    ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control'), ...(opts.controlAllowed ? { controlAllowed: opts.controlAllowed } : {}) }) : []),
   ];
   const route = createRouter(routes, { log, fallbackHost });
   const statics = createStaticHandler({ publicDir: opts.publicDir === undefined ? 'dist' : opts.publicDir, assetsDir });
@@ -175,6 +178,13 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
+    // Browsers let any page open a WebSocket anywhere and always send its Origin: another
+    // site's page must not drive a visitor's session or the speech service (CONTRACT.md section 4).
+    const foreign = foreignOrigin(req);
+    if (foreign !== null) {
+      log.warn('WebSocket upgrade refused: another origin', { path, origin: foreign.slice(0, 100) });
+      return refuseUpgrade(socket, 403, 'Forbidden');
+    }
     if (path === SIGNALING_PATH) return signaling.handleUpgrade(req, socket, head);
     try {
       if (speech?.handleUpgrade(req, socket, head)) return;

@@ -138,6 +138,35 @@ describe('/__standin/events', () => {
   });
 });
 
+describe('who may use the controls (CONTRACT.md section 4)', () => {
+  it('refuses another origin with 403, and sends no CORS header to anyone', async () => {
+    const foreign = await fetch(`${t.base}/__standin/events`, { headers: { origin: 'http://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    const own = await fetch(`${t.base}/__standin/events`, { headers: { origin: t.base } });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBeNull();
+    const none = await fetch(`${t.base}/__standin/events`);
+    expect(none.status).toBe(200);
+  });
+
+  it('takes a body only as application/json (415)', async () => {
+    const res = await fetch(`${t.base}/__standin/faults`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"faults":["route-error"]}' });
+    expect(res.status).toBe(415);
+    expect(activeFaults()).toEqual([]);
+  });
+
+  it('applies a further rule given as controlAllowed', async () => {
+    const strict = await startTestStandin({ controlAllowed: (req) => req.headers['x-allowed'] === 'yes' });
+    try {
+      expect((await fetch(`${strict.base}/__standin/events`)).status).toBe(403);
+      expect((await fetch(`${strict.base}/__standin/events`, { headers: { 'x-allowed': 'yes' } })).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('outside the local and test environments', () => {
   it('does not mount the control endpoints', async () => {
     const product = await startTestStandin({ env: 'product' });

@@ -2,11 +2,18 @@
  * The stand-in's control endpoints (CONTRACT.md section 4), mounted only in the
  * local and test environments: faults, a scripted avatar reply, and the log of
  * what the stand-in saw.
+ *
+ * They are for the people and tests on this machine, not for whatever page a
+ * visitor has open in another tab: no CORS, another origin's request refused
+ * (403), and a body only as application/json (415), since a cross-site form or
+ * fetch can send text/plain without a preflight.
  */
-import { clearEvents, listEvents } from './events.ts';
+import type { IncomingMessage } from 'node:http';
+import { clearEvents, eventsJson } from './events.ts';
 import { activeFaults, clearFaults, FAULT_NAMES, isFaultName, setFaults } from './faults.ts';
 import type { Logger } from './log.ts';
 import { HttpError } from './http/body.ts';
+import { crossSiteRefusal } from './http/origin.ts';
 import type { Route } from './http/router.ts';
 import { customReply, ReplyValidationError } from './replies/reply.ts';
 import type { RoomRegistry } from './rooms.ts';
@@ -17,22 +24,48 @@ export interface ControlDeps {
   signaling: Pick<Signaling, 'sayToLiveRooms'>;
   rooms: Pick<RoomRegistry, 'list'>;
   log: Logger;
+  /**
+   * A further rule on who may use the controls (e.g. loopback addresses only
+   * when serving a LAN); false answers 403.
+   */
+  controlAllowed?: (req: IncomingMessage) => boolean;
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = Number(req.headers['content-length'] ?? 0);
+  return req.headers['transfer-encoding'] !== undefined || (Number.isFinite(length) && length > 0);
+}
+
+/** CONTRACT.md section 4's rules for a control request, before its body is read. */
+export function controlGuard(allowed: ControlDeps['controlAllowed']) {
+  return (req: IncomingMessage): HttpError | null => {
+    const crossSite = crossSiteRefusal(req);
+    if (crossSite) return new HttpError(403, `${crossSite}: the stand-in's controls answer only its own pages and local tools`);
+    if (allowed && !allowed(req)) return new HttpError(403, "this client may not use the stand-in's controls");
+    if (hasBody(req) && mediaType(req) !== 'application/json') {
+      return new HttpError(415, `a control request's body must be Content-Type: application/json, not ${JSON.stringify(mediaType(req) || 'none').slice(0, 80)}`);
+    }
+    return null;
+  };
 }
 
 export function controlRoutes(deps: ControlDeps): Route[] {
   const { log } = deps;
-  return [
+  const guard = controlGuard(deps.controlAllowed);
+  const routes: Omit<Route, 'guard'>[] = [
     {
       method: 'GET',
       path: '/__standin/faults',
-      cors: true,
       handle: () => ({ status: 200, json: { faults: activeFaults() } }),
     },
     {
       method: 'POST',
       path: '/__standin/faults',
       body: 'json',
-      cors: true,
       handle({ body }) {
         const names = (body as Record<string, unknown>).faults;
         if (!Array.isArray(names)) throw new HttpError(400, 'faults must be an array of fault names', { code: -1, msg: 'faults must be an array of fault names', valid: FAULT_NAMES });
@@ -49,7 +82,6 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     {
       method: 'DELETE',
       path: '/__standin/faults',
-      cors: true,
       handle() {
         clearFaults();
         log.info('faults cleared');
@@ -60,7 +92,6 @@ export function controlRoutes(deps: ControlDeps): Route[] {
       method: 'POST',
       path: '/__standin/say',
       body: 'json',
-      cors: true,
       handle({ body }) {
         let parts;
         try {
@@ -79,7 +110,6 @@ export function controlRoutes(deps: ControlDeps): Route[] {
       method: 'POST',
       path: '/__standin/strike',
       body: 'json',
-      cors: true,
       handle({ body }) {
         const names = (body as Record<string, unknown>).faults;
         const valid = (n: unknown): n is StrikeFault => typeof n === 'string' && (STRIKE_FAULTS as readonly string[]).includes(n);
@@ -95,17 +125,16 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     {
       method: 'GET',
       path: '/__standin/events',
-      cors: true,
-      handle: () => ({ status: 200, json: listEvents() }),
+      handle: () => ({ status: 200, text: eventsJson(), contentType: 'application/json; charset=utf-8' }),
     },
     {
       method: 'DELETE',
       path: '/__standin/events',
-      cors: true,
       handle() {
         clearEvents();
         return { status: 204 };
       },
     },
   ];
+  return routes.map((route) => ({ ...route, guard }));
 }

@@ -49,6 +49,27 @@ describe('RoomRegistry', () => {
     expect(room.mediaReady).toBe(true);
   });
 
+  it('logs a room stopped during start-up as a normal end, not as an error', async () => {
+    const lines: Record<'info' | 'warn' | 'error', string[]> = { info: [], warn: [], error: [] };
+    const spy = { info: (m: string) => void lines.info.push(m), warn: (m: string) => void lines.warn.push(m), error: (m: string) => void lines.error.push(m) };
+    let failStart!: (err: Error) => void;
+    const rooms = new RoomRegistry({
+      log: spy,
+      createMedia: () => {
+        const media = new FakeMedia();
+        // As the real pipeline does: closed before its first packets, `ready` rejects.
+        Object.defineProperty(media, 'ready', { value: new Promise<void>((_, reject) => (failStart = reject)) });
+        return media;
+      },
+    });
+    const room = rooms.create(init)!;
+    await rooms.stop(room.id, 'stop_live');
+    failStart(new Error('media pipeline closed before it was ready'));
+    await new Promise((r) => setImmediate(r));
+    expect(lines.error).toEqual([]);
+    expect(lines.info).toContain('room stopped before its media was ready');
+  });
+
   it('refuses more rooms than maxRooms', () => {
     const { rooms } = registry({ maxRooms: 1 });
     expect(rooms.create(init)).not.toBeNull();
@@ -92,7 +113,7 @@ describe('RoomRegistry', () => {
     expect(lives).toHaveBeenCalledTimes(2);
   });
 
-  it('reclaims a room left without clients and peers for idleMs', async () => {
+  it('reclaims a room left without peers for idleMs', async () => {
     vi.useFakeTimers();
     const { rooms, medias } = registry({ idleMs: 1_000 });
     const room = rooms.create(init)!;
@@ -103,15 +124,23 @@ describe('RoomRegistry', () => {
     expect(medias[0]!.closed).toBe(true);
   });
 
-  it('keeps a room while anyone uses it, and reclaims it idleMs after the last one leaves', async () => {
+  it('reclaims a room with signaling clients but no peer, closing them', async () => {
+    vi.useFakeTimers();
+    const { rooms } = registry({ idleMs: 1_000 });
+    const room = rooms.create(init)!;
+    const clients = Array.from({ length: 8 }, () => client());
+    for (const c of clients) room.attach(c);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(rooms.get(room.id)).toBe(room);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rooms.get(room.id)).toBeUndefined();
+    expect(clients.map((c) => c.closes[0]?.[0])).toEqual(Array(8).fill(1000));
+  });
+
+  it('keeps a room while a peer watches, and reclaims it idleMs after the last one leaves', async () => {
     vi.useFakeTimers();
     const { rooms, medias } = registry({ idleMs: 1_000 });
     const room = rooms.create(init)!;
-    const c = client();
-    room.attach(c);
-    await vi.advanceTimersByTimeAsync(5_000);
-    expect(rooms.get(room.id)).toBe(room);
-    room.detach(c);
     medias[0]!.connectPeer('p');
     await vi.advanceTimersByTimeAsync(1_500);
     expect(rooms.get(room.id)).toBe(room);

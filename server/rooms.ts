@@ -2,8 +2,12 @@
  * Rooms: one per /start_live, each owning a media pipeline (the avatar's
  * WebRTC stream) and the signaling clients bound to it by offer_2.
  *
- * A room nobody stops is reclaimed once it has had no signaling client and no
- * WebRTC peer for `idleMs`, so an abandoned tab cannot leave ffmpeg running.
+ * A room nobody stops is reclaimed once it has had no connected WebRTC peer for
+ * `idleMs`, so an abandoned tab cannot leave ffmpeg running. Signaling sockets
+ * alone do not keep it: they cost nothing to hold open (they answer pings by
+ * themselves), and a few of them used to keep rooms, and with them the 8-room
+ * cap, taken for ever. A visitor's session always has its peer; between a drop
+ * and the reconnect the client's own limits (21 s) end well within `idleMs`.
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -76,8 +80,9 @@ export class Room extends EventEmitter {
     return !this.closed && this.clients.size > 0 && this.media.peerCount() > 0;
   }
 
+  /** Nobody watches: no connected WebRTC peer (bound signaling clients do not count). */
   isIdle(): boolean {
-    return this.clients.size === 0 && this.media.peerCount() === 0;
+    return this.media.peerCount() === 0;
   }
 
   private update(): void {
@@ -105,7 +110,7 @@ export class Room extends EventEmitter {
 export interface RoomRegistryOptions {
   createMedia: CreateMedia;
   log: Logger;
-  /** Reclaim a room after this long without clients and peers (default 60 s). */
+  /** Reclaim a room after this long without a connected WebRTC peer (default 60 s). */
   idleMs?: number;
   /** Each room runs two encoders; refuse more than this many at once. */
   maxRooms?: number;
@@ -140,7 +145,11 @@ export class RoomRegistry extends EventEmitter {
         room.mediaReady = true;
         this.opts.log.info('media ready', { roomId: id });
       },
-      (err: unknown) => this.opts.log.error('media failed to start', { roomId: id, error: String(err) }),
+      (err: unknown) => {
+        // Stopped (stop_live, a reclaim) before its media was up: the normal end of a short session.
+        if (room.closed) this.opts.log.info('room stopped before its media was ready', { roomId: id });
+        else this.opts.log.error('media failed to start', { roomId: id, error: String(err) });
+      },
     );
     room.on('change', () => this.watchIdle(room));
     this.watchIdle(room);

@@ -26,3 +26,38 @@ export function requestOrigin(req: IncomingMessage, fallbackHost: string): Origi
   const secure = req.headers['x-forwarded-proto'] === 'https';
   return { http: `${secure ? 'https' : 'http'}://${host}`, ws: `${secure ? 'wss' : 'ws'}://${host}` };
 }
+
+/**
+ * The Origin header when it names another origin than the one the request was
+ * addressed to (scheme and Host), else null. A request without Origin (curl, a
+ * test runner, a native client) names no other origin. "null" (a sandboxed
+ * frame, a file: page) is foreign.
+ */
+export function foreignOrigin(req: IncomingMessage): string | null {
+  const origin = req.headers.origin;
+  if (origin === undefined) return null;
+  const host = req.headers.host ?? '';
+  if (!isValidHost(host)) return origin;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return origin;
+  }
+  const own = new Set([`http://${host}`, `https://${host}`].map((o) => new URL(o).origin));
+  return own.has(url.origin) ? null : origin;
+}
+
+/**
+ * Why a browser page of another site may not use this request, or null. Beyond
+ * the Origin header, Fetch Metadata catches what carries no Origin (a cross-site
+ * GET sends none): `Sec-Fetch-Site: cross-site` or `same-site` is another site's
+ * page, `same-origin` and `none` (typed in the address bar) are ours.
+ */
+export function crossSiteRefusal(req: IncomingMessage): string | null {
+  const foreign = foreignOrigin(req);
+  if (foreign !== null) return `requests from another origin (${foreign.slice(0, 100)}) are refused`;
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return `requests from another site (Sec-Fetch-Site: ${site}) are refused`;
+  return null;
+}

@@ -40,6 +40,8 @@ export interface Route {
   cors?: boolean;
   /** Errors as plain text (the media server's WHEP) instead of `{code:-1,msg}` JSON. */
   textErrors?: boolean;
+  /** Checked before the body is read: an HttpError refuses the request (the control endpoints' origin and type rules). */
+  guard?(req: IncomingMessage): HttpError | null;
   /** null means "nothing to send": the client went away. */
   handle(ctx: RouteContext): Promise<HttpReply | null> | HttpReply | null;
 }
@@ -130,6 +132,11 @@ export function createRouter(routes: readonly Route[], opts: { log: Logger; fall
     let reply: HttpReply | null;
     let recorded = false;
     try {
+      const refused = route.guard?.(req);
+      if (refused) {
+        req.resume();
+        throw refused;
+      }
       const body = await parseBody(req, route.body ?? 'none');
       if (route.record) recordEvent('http', 'in', { method, path, body: eventBody(body, route.body ?? 'none') });
       recorded = true;

@@ -1,7 +1,15 @@
 /**
  * Speech for the avatar: espeak-ng synthesizes the text (fed on stdin, so no text can ever be
  * taken for a command-line option), and its 22.05 kHz WAV is resampled to the pacer's 48 kHz.
+ *
+ * Every question a visitor sends starts a synthesis, and a visitor can send hundreds at once:
+ * at most MAX_RUNNING espeak-ng processes run at a time (one per core: more only share the
+ * same CPUs), at most MAX_WAITING syntheses wait for one (beyond that a synthesis fails at
+ * once and the text goes out silently), and a synthesis whose reply was interrupted stops:
+ * its espeak-ng is killed, or it leaves the queue without ever starting one.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { availableParallelism } from 'node:os';
 import { createLogger } from '../log.ts';
 import { spawnTracked, stopChild } from './children.ts';
 
@@ -12,6 +20,58 @@ export const MAX_TTS_CHARS = 1000;
 const MAX_WAV_BYTES = 32 * 1024 * 1024;
 const SYNTH_TIMEOUT_MS = 15_000;
 const VOICES = { en: 'en-us', zh: 'cmn' } as const;
+export const MAX_RUNNING = Math.max(2, availableParallelism());
+export const MAX_WAITING = 32;
+
+/**
+ * The interruption of the reply a synthesis is for. MediaPipeline.speak takes no signal, so
+ * the reply player hands it down this way: whatever synthesis starts inside
+ * withSynthesisSignal(signal, fn) stops when `signal` aborts.
+ */
+const replySignal = new AsyncLocalStorage<AbortSignal>();
+
+export function withSynthesisSignal<T>(signal: AbortSignal, fn: () => T): T {
+  return replySignal.run(signal, fn);
+}
+
+class SynthesisAborted extends Error {}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Resolves when a process slot is ours; rejects when the queue is full or `signal` aborts first. */
+function takeSlot(signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new SynthesisAborted());
+  if (running < MAX_RUNNING) {
+    running++;
+    return Promise.resolve();
+  }
+  if (waiting.length >= MAX_WAITING) return Promise.reject(new Error(`speech synthesis is busy (${MAX_WAITING} waiting)`));
+  return new Promise((resolve, reject) => {
+    const grant = (): void => {
+      signal?.removeEventListener('abort', onAbort);
+      running++;
+      resolve();
+    };
+    const onAbort = (): void => {
+      const at = waiting.indexOf(grant);
+      if (at >= 0) waiting.splice(at, 1);
+      reject(new SynthesisAborted());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    waiting.push(grant);
+  });
+}
+
+function giveSlot(): void {
+  running--;
+  waiting.shift()?.();
+}
+
+/** espeak-ng processes running now, and syntheses waiting for one (tests). */
+export function synthesisLoad(): { running: number; waiting: number } {
+  return { running, waiting: waiting.length };
+}
 
 export function espeakPath(): string {
   return process.env.ESPEAK_PATH ?? 'espeak-ng';
@@ -81,8 +141,22 @@ export function resample(input: Int16Array, from: number, to: number): Int16Arra
   return out;
 }
 
-function runEspeak(text: string, lang: 'en' | 'zh'): Promise<Buffer> {
+async function runEspeak(text: string, lang: 'en' | 'zh', signal: AbortSignal | undefined): Promise<Buffer> {
+  await takeSlot(signal);
+  if (signal?.aborted) {
+    giveSlot();
+    throw new SynthesisAborted();
+  }
   const child = spawnTracked(espeakPath(), ['--stdin', '--stdout', '-v', VOICES[lang], '-s', '165']);
+  // The slot is the process: it is given back when espeak-ng is gone, not when we stop waiting for it.
+  let slotHeld = true;
+  const releaseSlot = (): void => {
+    if (!slotHeld) return;
+    slotHeld = false;
+    giveSlot();
+  };
+  child.once('exit', releaseSlot);
+  child.once('error', releaseSlot);
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let bytes = 0;
@@ -96,6 +170,17 @@ function runEspeak(text: string, lang: 'en' | 'zh'): Promise<Buffer> {
       reject(new Error(message));
     };
     const timer = setTimeout(() => fail('espeak-ng timed out'), SYNTH_TIMEOUT_MS);
+    const onAbort = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new SynthesisAborted());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const forget = (): void => signal?.removeEventListener('abort', onAbort);
+    child.once('exit', forget);
+    child.once('error', forget);
     child.stdout.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > MAX_WAV_BYTES) return fail('espeak-ng output too large');
@@ -114,12 +199,22 @@ function runEspeak(text: string, lang: 'en' | 'zh'): Promise<Buffer> {
   });
 }
 
-/** Synthesizes `text` as 16-bit mono PCM at `sampleRate`. Empty text gives no samples. */
+/**
+ * Synthesizes `text` as 16-bit mono PCM at `sampleRate`. Empty text gives no samples, and so
+ * does a synthesis interrupted (see withSynthesisSignal): its reply wants no sound any more.
+ */
 export async function synthesize(text: string, lang: 'en' | 'zh', sampleRate = 48_000): Promise<Int16Array> {
   const clean = sanitizeSpeechText(text);
   if (!clean) return new Int16Array(0);
   const started = performance.now();
-  const wav = parseWav(await runEspeak(clean, lang));
+  let output: Buffer;
+  try {
+    output = await runEspeak(clean, lang, replySignal.getStore());
+  } catch (err) {
+    if (err instanceof SynthesisAborted) return new Int16Array(0);
+    throw err;
+  }
+  const wav = parseWav(output);
   const pcm = resample(wav.samples, wav.sampleRate, sampleRate);
   log.info('speech synthesized', { lang, chars: clean.length, ms: Math.round(performance.now() - started), audioMs: Math.round((pcm.length / sampleRate) * 1000) });
   return pcm;

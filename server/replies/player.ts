@@ -9,6 +9,7 @@
  * `interrupted: true`.
  */
 import type { Logger } from '../log.ts';
+import { withSynthesisSignal } from '../media/tts.ts';
 import type { MediaPipeline, SpeechHandle } from '../rooms.ts';
 import type { KbLang } from './knowledge.ts';
 import { speechLang, splitSentences, type ReplyPart } from './reply.ts';
@@ -83,7 +84,9 @@ export async function playReply(opts: PlayOptions): Promise<PlayResult> {
     for (const sentence of splitSentences(part.text)) {
       let handle: SpeechHandle | null = null;
       try {
-        const started = await settle(speaker.speak(sentence, speechLang(sentence, opts.lang)), signal, startTimeoutMs);
+        // The synthesis stops with the reply: an interrupted reply leaves no espeak-ng behind.
+        const speech = withSynthesisSignal(signal, () => speaker.speak(sentence, speechLang(sentence, opts.lang)));
+        const started = await settle(speech, signal, startTimeoutMs);
         if (started === ABORTED) return 'aborted';
         if (started === TIMED_OUT) log.warn('speech did not start in time; sending the text silently', { msgId });
         else handle = started;

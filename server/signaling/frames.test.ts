@@ -28,6 +28,7 @@ describe('parseClientFrame', () => {
     ['{"type":5}', 'a frame needs a string "type"'],
     ['{"type":"dance"}', 'unknown type: dance'],
     ['{"type":"offer_2"}', 'offer_2: room_id required'],
+    [`{"type":"offer_2","room_id":"${'r'.repeat(201)}"}`, 'offer_2: room_id too long (max 200 characters)'],
     ['{"type":"message_text","source":"x","text":"a","data":{"msg_id":"m"}}', 'message_text: source must be "nlpmsg" or "asrcallback"'],
     ['{"type":"message_text","source":"nlpmsg","text":"a"}', 'message_text: data.msg_id required'],
     ['{"type":"message_text","source":"nlpmsg","text":"  ","data":{"msg_id":"m"}}', 'message_text: text must not be empty'],

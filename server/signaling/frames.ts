@@ -46,6 +46,7 @@ export function parseClientFrame(raw: string): ParseResult {
 
   switch (type) {
     case 'offer_2':
+      if (typeof json.room_id === 'string' && json.room_id.length > MAX_ID_CHARS) return fail(`room_id too long (max ${MAX_ID_CHARS} characters)`);
       return roomId ? ok({ type, roomId }) : fail('room_id required');
     case 'say_hello':
       return ok({ type, roomId, lang: data.lang });

@@ -23,13 +23,57 @@ export interface SignalingOptions {
   /** How often dead connections are looked for (a vanished phone sends no FIN). */
   pingIntervalMs?: number;
   play?: SessionDeps['play'];
+  limits?: Partial<SignalingLimits>;
 }
+
+/**
+ * Connections cost a file descriptor and memory each, and every one of them can
+ * be held open for ever by answering pings. A phone needs one at a time (two
+ * while a reconnect overlaps a dying socket); a household or an office behind
+ * one address needs a few more. Beyond the per-address cap an upgrade is
+ * answered 429, beyond the total 503, so one client's sockets cannot take the
+ * whole stand-in.
+ */
+export interface SignalingLimits {
+  perAddress: number;
+  total: number;
+  /** A connection that has not joined a room (offer_2) this long after opening is closed (1008). */
+  joinTimeoutMs: number;
+}
+
+export const SIGNALING_LIMITS: SignalingLimits = { perAddress: 16, total: 256, joinTimeoutMs: 10_000 };
+export const CLOSE_POLICY = 1008;
 
 export interface Signaling {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Sends a reply to the newest session of every live room; returns their room ids. */
   sayToLiveRooms(parts: ReplyPart[]): string[];
   close(): Promise<void>;
+}
+
+/** The client's address; IPv4-mapped IPv6 (::ffff:1.2.3.4) counts as the IPv4 address. */
+export function clientAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/**
+ * A warning that a flood would repeat thousands of times: the first is logged,
+ * then at most one per `everyMs` with the number held back meanwhile.
+ */
+function throttledWarn(log: Logger, everyMs = 5_000): (message: string, fields: Record<string, unknown>) => void {
+  let last = -Infinity;
+  let held = 0;
+  return (message, fields) => {
+    const now = performance.now();
+    if (now - last < everyMs) {
+      held++;
+      return;
+    }
+    log.warn(message, held > 0 ? { ...fields, alsoRefusedSinceLastLine: held } : fields);
+    last = now;
+    held = 0;
+  };
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
@@ -41,6 +85,18 @@ export function createSignaling(opts: SignalingOptions): Signaling {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
   const sessions = new Map<WebSocket, SignalingSession>();
   const alive = new WeakSet<WebSocket>();
+  const limits = { ...SIGNALING_LIMITS, ...opts.limits };
+  /** Open connections, and upgrades under way, by client address. */
+  const perAddress = new Map<string, number>();
+  let total = 0;
+  const warnRefused = throttledWarn(log);
+  const warnUnjoined = throttledWarn(log);
+  const release = (address: string): void => {
+    total--;
+    const left = (perAddress.get(address) ?? 1) - 1;
+    if (left > 0) perAddress.set(address, left);
+    else perAddress.delete(address);
+  };
 
   const pinger = setInterval(() => {
     for (const ws of sessions.keys()) {
@@ -55,7 +111,13 @@ export function createSignaling(opts: SignalingOptions): Signaling {
   }, opts.pingIntervalMs ?? 15_000);
   pinger.unref();
 
-  function accept(ws: WebSocket, req: IncomingMessage): void {
+  function accept(ws: WebSocket, req: IncomingMessage, address: string): void {
+    const joinTimer = setTimeout(() => {
+      if (session.room || ws.readyState !== ws.OPEN) return;
+      warnUnjoined('signaling connection did not join a room in time; closing it', { address, ms: limits.joinTimeoutMs });
+      ws.close(CLOSE_POLICY, 'send offer_2 first');
+    }, limits.joinTimeoutMs);
+    joinTimer.unref();
     const session = new SignalingSession(ws, {
       rooms,
       log,
@@ -68,6 +130,7 @@ export function createSignaling(opts: SignalingOptions): Signaling {
     ws.on('message', (data, isBinary) => session.onMessage(data, isBinary));
     ws.on('error', (err) => log.warn('signaling connection error', { roomId: session.room?.id, error: err.message }));
     ws.on('close', (code) => {
+      clearTimeout(joinTimer);
       sessions.delete(ws);
       log.info('signaling connection closed', { roomId: session.room?.id, code });
       session.onClose();
@@ -83,7 +146,32 @@ export function createSignaling(opts: SignalingOptions): Signaling {
         refuse(socket, 503, 'Service Unavailable');
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req));
+      const address = clientAddress(req);
+      if (total >= limits.total) {
+        warnRefused('signaling upgrade refused: too many connections', { total });
+        refuse(socket, 503, 'Service Unavailable');
+        return;
+      }
+      if ((perAddress.get(address) ?? 0) >= limits.perAddress) {
+        warnRefused('signaling upgrade refused: too many connections from one address', { address, limit: limits.perAddress });
+        refuse(socket, 429, 'Too Many Requests');
+        return;
+      }
+      total++;
+      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+      // Counted from the upgrade on, released exactly once: when the socket closes, whether or
+      // not the handshake completed.
+      let released = false;
+      const releaseOnce = (): void => {
+        if (released) return;
+        released = true;
+        release(address);
+      };
+      socket.once('close', releaseOnce);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.once('close', releaseOnce);
+        accept(ws, req, address);
+      });
     },
 
     sayToLiveRooms(parts) {

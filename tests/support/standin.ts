@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 export interface RunningStandin {
   /** Origin of the stand-in, e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
+  /** The stand-in's process id (its memory is read from /proc/<pid>/status). */
+  pid: number;
   /** Stops the stand-in (SIGTERM, then SIGKILL after 5 s); safe to call twice. */
   stop(): Promise<void>;
 }
@@ -95,7 +97,7 @@ export async function startStandin(opts: StartStandinOptions = {}): Promise<Runn
   try {
     const url = await waitForListening(child, timeoutMs);
     await waitForHealth(url, timeoutMs);
-    return { url, stop };
+    return { url, pid: child.pid!, stop };
   } catch (err) {
     await stop();
     throw err;

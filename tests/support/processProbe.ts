@@ -1,0 +1,61 @@
+/**
+ * What a running stand-in costs the machine, read from /proc: its resident
+ * memory and its helper processes (espeak-ng, ffmpeg). Used by the abuse suite
+ * and bench/standin-load.mjs.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** VmRSS of `pid` in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+  if (!Number.isFinite(kb)) throw new Error(`no VmRSS for process ${pid}`);
+  return kb / 1024;
+}
+
+/** Live children of `parent` whose command name is `name` (zombies, already exited, do not count). */
+export function childPids(parent: number, name: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // it exited meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const [state, ppid] = stat.slice(close + 2).split(' ');
+    if (Number(ppid) === parent && comm === name && state !== 'Z') pids.push(Number(entry));
+  }
+  return pids;
+}
+
+export interface Peak {
+  /** Highest value seen so far. */
+  readonly max: number;
+  stop(): number;
+}
+
+/** Samples `read()` every `everyMs` and keeps the highest value, so a short spike is not missed. */
+export function samplePeak(read: () => number, everyMs = 25): Peak {
+  let max = read();
+  const timer = setInterval(() => {
+    try {
+      max = Math.max(max, read());
+    } catch {
+      // the process went away; its last reading stands
+    }
+  }, everyMs);
+  return {
+    get max() {
+      return max;
+    },
+    stop() {
+      clearInterval(timer);
+      return max;
+    },
+  };
+}

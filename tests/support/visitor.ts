@@ -1,0 +1,200 @@
+/**
+ * One visitor's session against a running stand-in, at the Node level and with
+ * real media, as the client does it: account, route, start_live, the streams
+ * poll, the signaling socket and a WHEP peer (werift) that must receive the
+ * avatar's video, then a typed question that must be answered, then the end
+ * (DELETE on the WHEP session, close_webrtc, stop_live).
+ *
+ * The abuse suite runs it while each hostile input runs, and
+ * bench/standin-load.mjs runs many at once; each step that fails says which.
+ */
+import { readFileSync } from 'node:fs';
+import * as sdk from 'microsoft-cognitiveservices-speech-sdk';
+import { RTCPeerConnection } from 'werift';
+import { isCommand, SignalingClient, type Frame } from '../../server/http/testkit.ts';
+
+export interface VisitorOptions {
+  /** Default: the first question of CONTRACT.md section 3. */
+  question?: string;
+  deviceId?: string;
+  /** For the whole session up to the answer. Default 30 s. */
+  timeoutMs?: number;
+  /**
+   * A voice turn instead of a typed question: this 16 kHz mono WAV is recognised by the
+   * stand-in's speech service through the Speech SDK, as the client does, and the
+   * recognised sentence goes up as the turn's end point, then as nlpmsg.
+   */
+  voiceWav?: string;
+  /** Called once the question is answered, before the session ends: keeps it live meanwhile. */
+  hold?: () => Promise<void>;
+}
+
+export interface VisitorResult {
+  roomId: string;
+  /** From Start (the account call) to the first video packet. */
+  firstFrameMs: number;
+  /** From the question to the first `tts` part of its reply. */
+  answerMs: number;
+  /** The first sentence of the reply. */
+  text: string;
+  /** The question asked: for a voice turn, as the speech service recognised it. */
+  question: string;
+}
+
+const elapsed = (since: number): number => Math.round(performance.now() - since);
+
+class StepError extends Error {}
+
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof StepError) throw err;
+    throw new StepError(`visitor: ${name} failed: ${(err as Error).message}`);
+  }
+}
+
+async function postJson(url: string, body: unknown, form = false): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    ...(form
+      ? { body: new URLSearchParams(body as Record<string, string>) }
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** The samples of a 16-bit PCM WAV: the bytes of its data chunk. */
+function wavData(path: string): Buffer {
+  const wav = readFileSync(path);
+  for (let at = 12; at + 8 <= wav.length; ) {
+    const size = wav.readUInt32LE(at + 4);
+    if (wav.toString('ascii', at, at + 4) === 'data') return wav.subarray(at + 8, at + 8 + size);
+    at += 8 + size + (size % 2);
+  }
+  throw new Error(`${path}: no data chunk`);
+}
+
+/** The first sentence the stand-in's speech service recognises in `wavPath`. */
+async function recognize(base: string, wavPath: string, timeoutMs: number): Promise<string> {
+  const config = sdk.SpeechConfig.fromHost(new URL(base.replace(/^http/, 'ws')), 'demo-speech-key');
+  config.speechRecognitionLanguage = 'en-US';
+  const push = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16000, 16, 1));
+  const pcm = wavData(wavPath);
+  push.write(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength) as ArrayBuffer);
+  push.close();
+  const recognizer = new sdk.SpeechRecognizer(config, sdk.AudioConfig.fromStreamInput(push));
+  try {
+    return await within(
+      new Promise<string>((resolve, reject) => {
+        recognizer.recognizeOnceAsync(
+          (result) => (result.reason === sdk.ResultReason.RecognizedSpeech ? resolve(result.text) : reject(new Error(`no speech recognised (reason ${result.reason})`))),
+          (err) => reject(new Error(err)),
+        );
+      }),
+      timeoutMs,
+      'recognition',
+    );
+  } finally {
+    recognizer.close();
+  }
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function visitSession(base: string, opts: VisitorOptions = {}): Promise<VisitorResult> {
+  let question = opts.question ?? 'where is the nearest store';
+  const deviceId = opts.deviceId ?? `H5visitor${Math.random().toString(36).slice(2, 10)}`;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const deadline = performance.now() + timeoutMs;
+  const left = (): number => Math.max(1, Math.round(deadline - performance.now()));
+  const started = performance.now();
+  const cleanup: (() => unknown)[] = [];
+
+  try {
+    const info = await step('userinfo', () => postJson(`${base}/ue/userinfo`, { uid: 'demo', version: '1.0.0' }, true));
+    if (!(info.data as Record<string, unknown> | undefined)?.uid) throw new StepError('visitor: userinfo answered no valid account');
+    const route = await step('get/route', () => postJson(`${base}/get/route`, { uid: 'demo', serverName: 'standin' }));
+    const { websockLink, srsLink } = route.data as { websockLink: string; srsLink: string };
+    const start = await step('start_live', () => postJson(`${base}/start_live`, { app_id: 'demo', uid: 'demo', device_id: deviceId }));
+    if (start.status !== 'success') throw new StepError(`visitor: start_live refused: ${JSON.stringify(start)}`);
+    const roomId = start.room_id as string;
+    cleanup.push(() => postJson(`${base}/stop_live`, { room_id: roomId, device_id: deviceId }).catch(() => undefined));
+
+    // The client polls every 400 ms until the stream publishes, and connects signaling meanwhile.
+    const signaling = await step('signaling', async () => {
+      const client = await SignalingClient.connect(websockLink);
+      cleanup.push(() => client.close());
+      client.send({ type: 'offer_2', room_id: roomId, app_id: 'demo', deviceId });
+      await client.next(isCommand('asr_ready'), left());
+      return client;
+    });
+    await step('streams poll', async () => {
+      for (;;) {
+        const res = await fetch(`${srsLink}/api/v1/streams/?count=100`, { signal: AbortSignal.timeout(5_000) });
+        const list = (await res.json()) as { streams: { name: string; publish: { active: boolean } }[] };
+        if (list.streams.find((s) => s.name === roomId)?.publish.active) return;
+        if (left() <= 1) throw new Error('the stream never turned active');
+        await new Promise((r) => setTimeout(r, 400));
+      }
+    });
+
+    const firstFrameMs = await step('WHEP', async () => {
+      const pc = new RTCPeerConnection({ iceUseIpv4: false, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'] });
+      cleanup.push(() => pc.close());
+      pc.addTransceiver('video', { direction: 'recvonly' });
+      pc.addTransceiver('audio', { direction: 'recvonly' });
+      const firstVideo = new Promise<number>((resolve) => {
+        pc.onTrack.subscribe((track) => {
+          if (track.kind !== 'video') return;
+          const { unSubscribe } = track.onReceiveRtp.subscribe(() => {
+            unSubscribe();
+            resolve(elapsed(started));
+          });
+        });
+      });
+      await pc.setLocalDescription(await pc.createOffer());
+      if (pc.iceGatheringState !== 'complete') await within(pc.iceGatheringStateChange.watch((s) => s === 'complete'), left(), 'ICE gathering');
+      const res = await fetch(`${srsLink}/rtc/v1/whep/?app=live&stream=${roomId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/sdp' },
+        body: pc.localDescription!.sdp,
+        signal: AbortSignal.timeout(left()),
+      });
+      if (res.status !== 201) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      const location = new URL(res.headers.get('location') ?? '', srsLink).href;
+      cleanup.push(() => fetch(location, { method: 'DELETE' }).catch(() => undefined));
+      await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
+      return within(firstVideo, left(), 'the first video packet');
+    });
+
+    const { answerMs, text } = await step('question', async () => {
+      const from = signaling.frames.length;
+      const msgId = `u-${Date.now()}`;
+      const asked = performance.now();
+      if (opts.voiceWav) {
+        // The recogniser's sentence is the question, as the client sends it.
+        question = (await recognize(base, opts.voiceWav, left())).replace(/[.?!]$/, '').toLowerCase();
+        signaling.send({ type: 'message_text', room_id: roomId, source: 'asrcallback', text: question, end_point: true, data: { msg_id: msgId, lang: 'en' } });
+        await signaling.next((f: Frame) => isCommand('asr_end')(f) && f.msg_id === msgId, left(), from);
+      }
+      signaling.send({ type: 'message_text', room_id: roomId, source: 'nlpmsg', text: question, data: { msg_id: msgId, lang: 'en' } });
+      const first = await signaling.next((f: Frame) => f.msg_type === 'tts' && typeof f.text === 'string', left(), from);
+      // Its first part goes out when the avatar starts to speak it: the synthesis ran.
+      return { answerMs: elapsed(asked), text: first.text as string };
+    });
+    await opts.hold?.();
+    signaling.send({ type: 'close_webrtc', room_id: roomId });
+    return { roomId, firstFrameMs, answerMs, text, question };
+  } finally {
+    for (const f of cleanup.reverse()) await f();
+  }
+}
