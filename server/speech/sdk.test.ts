@@ -23,8 +23,7 @@ async function recognize(port: number, pcm: Buffer, opts: { key?: string; langua
   const push = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16000, 16, 1));
   // 100 ms chunks, as a microphone would deliver them.
   for (let at = 0; at < pcm.length; at += 3200) {
-    const chunk = pcm.subarray(at, at + 3200);
-    push.write(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength) as ArrayBuffer);
+    write(push, pcm.subarray(at, at + 3200));
   }
   push.close();
   const recognizer = new sdk.SpeechRecognizer(config, sdk.AudioConfig.fromStreamInput(push));
@@ -52,6 +51,40 @@ async function recognize(port: number, pcm: Buffer, opts: { key?: string; langua
     recognizer.close();
   }
 }
+
+/** What a recognizer reported, in order, with when the session stopped. */
+interface Watched {
+  recognized: { reason: sdk.ResultReason; text: string }[];
+  canceled: sdk.CancellationReason[];
+  stopped: Promise<number>;
+}
+
+function watch(recognizer: sdk.SpeechRecognizer): Watched {
+  const out: Omit<Watched, 'stopped'> = { recognized: [], canceled: [] };
+  recognizer.recognized = (_s, e) => out.recognized.push({ reason: e.result.reason, text: e.result.text });
+  recognizer.canceled = (_s, e) => out.canceled.push(e.reason);
+  const stopped = new Promise<number>((resolve) => (recognizer.sessionStopped = () => resolve(Date.now())));
+  return { ...out, stopped };
+}
+
+function write(push: sdk.PushAudioInputStream, bytes: Buffer): void {
+  push.write(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms))]);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A complete WAV file, header and all, padded with silence to `seconds`. */
+function wavFile(fixture: string, seconds: number): Buffer {
+  const pcm = fixturePcm(fixture);
+  return makeWav(Buffer.concat([pcm, silence(seconds * 1000 - pcm.length / 32)]));
+}
+
+/** After sessionStopped nothing more may come; this long is watched to be sure. */
+const QUIET_AFTER_STOP_MS = 3000;
 
 describe('speech service driven by the Speech SDK', () => {
   let speech: RunningSpeech;
@@ -116,54 +149,9 @@ describe('speech service driven by the Speech SDK', () => {
     expect(out.canceled.details).toContain('401');
     expect(out.recognized).toEqual([]);
   });
-});
 
-/** What a recognizer reported, in order, with when the session stopped. */
-interface Watched {
-  recognized: { reason: sdk.ResultReason; text: string }[];
-  canceled: sdk.CancellationReason[];
-  stopped: Promise<number>;
-}
-
-function watch(recognizer: sdk.SpeechRecognizer): Watched {
-  const out: Omit<Watched, 'stopped'> = { recognized: [], canceled: [] };
-  recognizer.recognized = (_s, e) => out.recognized.push({ reason: e.result.reason, text: e.result.text });
-  recognizer.canceled = (_s, e) => out.canceled.push(e.reason);
-  const stopped = new Promise<number>((resolve) => (recognizer.sessionStopped = () => resolve(Date.now())));
-  return { ...out, stopped };
-}
-
-function write(push: sdk.PushAudioInputStream, bytes: Buffer): void {
-  push.write(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms))]);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A complete WAV file, header and all, padded with silence to `seconds`. */
-function wavFile(fixture: string, seconds: number): Buffer {
-  const pcm = fixturePcm(fixture);
-  return makeWav(Buffer.concat([pcm, silence(seconds * 1000 - pcm.length / 32)]));
-}
-
-/** After sessionStopped nothing more may come; this long is watched to be sure. */
-const QUIET_AFTER_STOP_MS = 3000;
-
-describe('the Speech SDK sample patterns: one result per utterance, then sessionStopped', () => {
-  let speech: RunningSpeech;
-
-  beforeAll(async () => {
-    ensureFixtures();
-    speech = await startSpeechServer();
-  });
-
-  afterAll(async () => {
-    await speech?.close();
-  });
-
+  // The Speech SDK's sample patterns: one result per utterance, then sessionStopped.
+  /** The SDK's samples: a recognizer on a push stream with the default format. */
   function recognizer(push: sdk.PushAudioInputStream): sdk.SpeechRecognizer {
     const config = sdk.SpeechConfig.fromHost(new URL(`ws://127.0.0.1:${speech.port}`), 'demo-speech-key');
     config.speechRecognitionLanguage = 'en-US';
