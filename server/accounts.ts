@@ -4,15 +4,25 @@
  * The client counts an account as valid only when it has more than two fields,
  * so an unknown id answers an empty object. URLs are absolute, built from the
  * Host the client used, because the real user service is on another host.
+ *
+ * Titles and labels are localised for zh and cht (cht converted from zh by OpenCC);
+ * other languages get English, as the knowledge base answers them.
  */
 import { ACCOUNT_ASSETS } from './assets.ts';
+import { toTraditional } from './replies/traditional.ts';
 
 export const SPEECH_KEY = 'demo-speech-key';
 export const SPEECH_REGION = 'local';
 
+/** English and simplified Chinese; traditional is made from the Chinese. */
+interface Localised {
+  en: string;
+  zh: string;
+}
+
 interface AccountTemplate {
-  title: string;
-  label: string;
+  title: Localised;
+  label: Localised;
   company: string;
   background: string;
   asr: boolean;
@@ -20,23 +30,23 @@ interface AccountTemplate {
 
 const ACCOUNTS: Record<string, AccountTemplate> = {
   demo: {
-    title: 'Ava · Shopping Assistant',
-    label: 'AI assistant',
+    title: { en: 'Ava · Shopping Assistant', zh: '艾娃 · 购物助手' },
+    label: { en: 'AI assistant', zh: 'AI 助手' },
     company: 'Harbour Outfitters',
     background: ACCOUNT_ASSETS.background,
     asr: true,
   },
   noasr: {
-    title: 'Ava · Text Assistant',
-    label: 'AI assistant',
+    title: { en: 'Ava · Text Assistant', zh: '艾娃 · 文字对话助手' },
+    label: { en: 'AI assistant', zh: 'AI 助手' },
     company: 'Harbour Outfitters',
     background: ACCOUNT_ASSETS.background,
     asr: false,
   },
   // The special account of the local environment: its background is a video.
   gov: {
-    title: 'City Services Digital Host',
-    label: 'Digital host',
+    title: { en: 'City Services Digital Host', zh: '市民服务中心数字主持人' },
+    label: { en: 'Digital host', zh: '数字主持人' },
     company: 'City Services Centre',
     background: ACCOUNT_ASSETS.backgroundVideo,
     asr: true,
@@ -47,20 +57,41 @@ export function isKnownAccount(uid: string): boolean {
   return Object.hasOwn(ACCOUNTS, uid);
 }
 
+/** The client's language codes (PROTOCOL.md). */
+export type AccountLang = 'zh' | 'cht' | 'en' | 'jp' | 'kor';
+
+/**
+ * The language to answer in: the request's `lang` field when it names one of the five,
+ * else the first tag of Accept-Language (zh-TW, zh-HK, zh-MO or Hant: cht; other zh: zh),
+ * else English.
+ */
+export function accountLang(lang: unknown, acceptLanguage: string | undefined): AccountLang {
+  if (lang === 'zh' || lang === 'cht' || lang === 'en' || lang === 'jp' || lang === 'kor') return lang;
+  const first = (acceptLanguage ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!/^zh\b/.test(first)) return 'en';
+  return /^zh-(tw|hk|mo)\b|\bhant\b/.test(first) ? 'cht' : 'zh';
+}
+
+function localised(text: Localised, lang: AccountLang): string {
+  if (lang === 'cht') return toTraditional(text.zh);
+  return lang === 'zh' ? text.zh : text.en;
+}
+
 /** The `data` of a /ue/userinfo answer; `{}` (not valid) for an unknown id. */
-export function accountInfo(uid: string, httpOrigin: string): Record<string, unknown> {
+export function accountInfo(uid: string, httpOrigin: string, lang: AccountLang = 'en'): Record<string, unknown> {
   const account = Object.hasOwn(ACCOUNTS, uid) ? ACCOUNTS[uid] : undefined;
   if (!account) return {};
   const photo = new URL(ACCOUNT_ASSETS.avatar, httpOrigin).href;
+  const title = localised(account.title, lang);
   return {
     uid,
     app_id: `standin-${uid}`,
     name: account.company,
-    title: account.title,
-    label: account.label,
+    title,
+    label: localised(account.label, lang),
     photo,
     Background: new URL(account.background, httpOrigin).href,
-    WebData: { use_web_photo: photo, use_web_title: account.title },
+    WebData: { use_web_photo: photo, use_web_title: title },
     ...(account.asr ? { AsrList: { app_key: SPEECH_KEY, region: SPEECH_REGION } } : {}),
     version: '1.0.0',
   };

@@ -14,11 +14,14 @@ export type AnswerPart =
   | { web: string }
   | { related: string[] };
 
+/** The entries' languages; zh is simplified Chinese, and traditional is made from it. */
+export type EntryLang = 'en' | 'zh';
+
 export interface KnowledgeEntry {
   id: string;
-  questions: { en: string[]; zh: string[] };
-  keywords: { en: string[]; zh: string[] };
-  answer: { en: AnswerPart[]; zh: AnswerPart[] };
+  questions: Record<EntryLang, string[]>;
+  keywords: Record<EntryLang, string[]>;
+  answer: Record<EntryLang, AnswerPart[]>;
 }
 
 export const ASSET_PATHS = {

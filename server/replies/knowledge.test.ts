@@ -21,7 +21,7 @@ describe('questions', () => {
 describe('kbLang', () => {
   it('answers zh and cht in Chinese and every other language in English', () => {
     expect(kbLang('zh')).toBe('zh');
-    expect(kbLang('cht')).toBe('zh');
+    expect(kbLang('cht')).toBe('cht');
     for (const lang of ['en', 'jp', 'kor', undefined, 42]) expect(kbLang(lang)).toBe('en');
   });
 });
@@ -34,6 +34,11 @@ describe('normalize', () => {
 });
 
 describe('findEntry', () => {
+  it('matches a question typed or tapped in traditional characters', () => {
+    expect(findEntry('最近的門店在哪裡？')).toMatchObject({ entry: { id: 'stores' }, how: 'exact' });
+    expect(findEntry('你們的營業時間是什麼')).toMatchObject({ entry: { id: 'hours' }, how: 'exact' });
+  });
+
   it('matches each contract question exactly to an entry with a spoken answer', () => {
     const ids = CONTRACT_QUESTIONS.map((q) => {
       const match = findEntry(q);

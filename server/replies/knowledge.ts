@@ -3,18 +3,20 @@
  * knowledge.data.ts; this module is the one place that reads them, so the
  * signaling replies and the speech grammar agree on the questions.
  */
-import { ENTRIES, FALLBACK, GREETING_ID, type AnswerPart, type KnowledgeEntry } from './knowledge.data.ts';
+import { ENTRIES, FALLBACK, GREETING_ID, type AnswerPart, type EntryLang, type KnowledgeEntry } from './knowledge.data.ts';
+import { toSimplified } from './traditional.ts';
 
-export type KbLang = 'en' | 'zh';
+/** The language a reply is given in: the entries' two, and cht made from zh. */
+export type KbLang = EntryLang | 'cht';
 
 /** Every question the demo recognizes and answers, in one language. */
-export function questions(lang: KbLang): string[] {
+export function questions(lang: EntryLang): string[] {
   return ENTRIES.flatMap((entry) => entry.questions[lang]);
 }
 
-/** zh and cht are answered from the Chinese entries, every other language from the English ones. */
+/** zh and cht are answered from the Chinese entries (cht in traditional characters), every other language from the English ones. */
 export function kbLang(clientLang: unknown): KbLang {
-  return clientLang === 'zh' || clientLang === 'cht' ? 'zh' : 'en';
+  return clientLang === 'zh' || clientLang === 'cht' ? clientLang : 'en';
 }
 
 /** Lower case, punctuation and symbols removed, whitespace collapsed. */
@@ -48,7 +50,8 @@ export interface Match {
  * most keywords, else the polite fallback.
  */
 export function findEntry(text: string): Match {
-  const norm = normalize(text);
+  // The entries are simplified; a cht visitor types (and taps suggestions) in traditional.
+  const norm = normalize(HAN.test(text) ? toSimplified(text) : text);
   // Chinese is written without spaces; compare it without them.
   const compact = HAN.test(norm) ? norm.replace(/ /g, '') : norm;
   for (const entry of ENTRIES) {

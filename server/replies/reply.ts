@@ -3,6 +3,7 @@
  * text is spoken sentence by sentence, media parts are sent at their place.
  */
 import type { AnswerPart, KbLang, KnowledgeEntry } from './knowledge.ts';
+import { toTraditional } from './traditional.ts';
 
 export type ReplyPart =
   | { text: string }
@@ -23,7 +24,15 @@ export function toReplyParts(parts: readonly AnswerPart[], httpOrigin: string): 
 }
 
 export function entryReply(entry: KnowledgeEntry, lang: KbLang, httpOrigin: string): ReplyPart[] {
-  return toReplyParts(entry.answer[lang], httpOrigin);
+  const parts = lang === 'cht' ? entry.answer.zh.map(traditionalPart) : entry.answer[lang];
+  return toReplyParts(parts, httpOrigin);
+}
+
+/** Words in traditional characters (text and suggested questions); media paths as they are. */
+function traditionalPart(part: AnswerPart): AnswerPart {
+  if ('text' in part) return { text: toTraditional(part.text) };
+  if ('related' in part) return { related: part.related.map(toTraditional) };
+  return part;
 }
 
 /**
@@ -39,10 +48,11 @@ export function splitSentences(text: string): string[] {
 
 const HAN = /\p{Script=Han}/u;
 
-/** The voice for a free text: Chinese characters mean the Chinese voice. */
-export function speechLang(text: string, fallback: KbLang): KbLang {
+/** The voice for a free text: Chinese characters (simplified or traditional) mean the Chinese voice. */
+export function speechLang(text: string, fallback: KbLang): 'en' | 'zh' {
   if (HAN.test(text)) return 'zh';
-  return /[A-Za-z]/.test(text) ? 'en' : fallback;
+  if (/[A-Za-z]/.test(text)) return 'en';
+  return fallback === 'en' ? 'en' : 'zh';
 }
 
 export class ReplyValidationError extends Error {}

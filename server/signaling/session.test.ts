@@ -77,7 +77,7 @@ describe('replies', () => {
     const { c, roomId } = await joined();
     c.send(frame(roomId, { type: 'message_text', source: 'nlpmsg', text: 'what are your opening hours', data: { msg_id: 'u-2', lang: 'cht' } }));
     await c.next(isCommand('nlp_end'));
-    expect(c.frames.find((f) => f.msg_type === 'tts')!.text).toBe('我们每天早上十点到晚上九点营业。');
+    expect(c.frames.find((f) => f.msg_type === 'tts')!.text).toBe('我們每天早上十點到晚上九點營業。');
     expect(t.medias.get(roomId)!.spoken[0]!.lang).toBe('zh');
   });
 

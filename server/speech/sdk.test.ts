@@ -2,9 +2,12 @@
  * The real microsoft-cognitiveservices-speech-sdk (in Node it connects with the `ws` package)
  * against the stand-in, with espeak-ng fixtures and real pocketsphinx recognition.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as sdk from 'microsoft-cognitiveservices-speech-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureFixtures, fixturePcm, normalize, QUESTION_FIXTURES, startSpeechServer, type RunningSpeech } from './testing.ts';
+import { ensureFixtures, FIXTURES_DIR, fixturePcm, normalize, QUESTION_FIXTURES, silence, startSpeechServer, type RunningSpeech } from './testing.ts';
+import { makeWav } from './wav.ts';
 
 interface Outcome {
   recognized: string[];
@@ -20,8 +23,7 @@ async function recognize(port: number, pcm: Buffer, opts: { key?: string; langua
   const push = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16000, 16, 1));
   // 100 ms chunks, as a microphone would deliver them.
   for (let at = 0; at < pcm.length; at += 3200) {
-    const chunk = pcm.subarray(at, at + 3200);
-    push.write(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength) as ArrayBuffer);
+    write(push, pcm.subarray(at, at + 3200));
   }
   push.close();
   const recognizer = new sdk.SpeechRecognizer(config, sdk.AudioConfig.fromStreamInput(push));
@@ -49,6 +51,40 @@ async function recognize(port: number, pcm: Buffer, opts: { key?: string; langua
     recognizer.close();
   }
 }
+
+/** What a recognizer reported, in order, with when the session stopped. */
+interface Watched {
+  recognized: { reason: sdk.ResultReason; text: string }[];
+  canceled: sdk.CancellationReason[];
+  stopped: Promise<number>;
+}
+
+function watch(recognizer: sdk.SpeechRecognizer): Watched {
+  const out: Omit<Watched, 'stopped'> = { recognized: [], canceled: [] };
+  recognizer.recognized = (_s, e) => out.recognized.push({ reason: e.result.reason, text: e.result.text });
+  recognizer.canceled = (_s, e) => out.canceled.push(e.reason);
+  const stopped = new Promise<number>((resolve) => (recognizer.sessionStopped = () => resolve(Date.now())));
+  return { ...out, stopped };
+}
+
+function write(push: sdk.PushAudioInputStream, bytes: Buffer): void {
+  push.write(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms))]);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A complete WAV file, header and all, padded with silence to `seconds`. */
+function wavFile(fixture: string, seconds: number): Buffer {
+  const pcm = fixturePcm(fixture);
+  return makeWav(Buffer.concat([pcm, silence(seconds * 1000 - pcm.length / 32)]));
+}
+
+/** After sessionStopped nothing more may come; this long is watched to be sure. */
+const QUIET_AFTER_STOP_MS = 3000;
 
 describe('speech service driven by the Speech SDK', () => {
   let speech: RunningSpeech;
@@ -112,5 +148,77 @@ describe('speech service driven by the Speech SDK', () => {
     expect(out.canceled.errorCode).toBe(sdk.CancellationErrorCode.ConnectionFailure);
     expect(out.canceled.details).toContain('401');
     expect(out.recognized).toEqual([]);
+  });
+
+  // The Speech SDK's sample patterns: one result per utterance, then sessionStopped.
+  /** The SDK's samples: a recognizer on a push stream with the default format. */
+  function recognizer(push: sdk.PushAudioInputStream): sdk.SpeechRecognizer {
+    const config = sdk.SpeechConfig.fromHost(new URL(`ws://127.0.0.1:${speech.port}`), 'demo-speech-key');
+    config.speechRecognitionLanguage = 'en-US';
+    return new sdk.SpeechRecognizer(config, sdk.AudioConfig.fromStreamInput(push));
+  }
+
+  it('continuous recognition of a whole WAV file written into a closed push stream', async () => {
+    // The SDK's samples write the file as it is, RIFF header included, into a push stream.
+    const push = sdk.AudioInputStream.createPushStream();
+    write(push, wavFile('q-nearest-store.wav', 5));
+    push.close();
+    const r = recognizer(push);
+    const seen = watch(r);
+    try {
+      r.startContinuousRecognitionAsync();
+      await within(seen.stopped, 10_000, 'sessionStopped');
+      await sleep(QUIET_AFTER_STOP_MS);
+      expect(seen.recognized).toEqual([{ reason: sdk.ResultReason.RecognizedSpeech, text: 'Where is the nearest store?' }]);
+      expect(seen.canceled).toEqual([sdk.CancellationReason.EndOfStream]);
+    } finally {
+      await new Promise<void>((done) => r.stopContinuousRecognitionAsync(done, () => done()));
+      r.close();
+    }
+  });
+
+  it('recognizeOnceAsync of a whole WAV file', async () => {
+    const push = sdk.AudioInputStream.createPushStream();
+    write(push, readFileSync(join(FIXTURES_DIR, 'q-opening-hours.wav')));
+    push.close();
+    const r = recognizer(push);
+    const seen = watch(r);
+    try {
+      const result = await within(new Promise<sdk.SpeechRecognitionResult>((resolve, reject) => r.recognizeOnceAsync(resolve, reject)), 10_000, 'a result');
+      expect(result.reason).toBe(sdk.ResultReason.RecognizedSpeech);
+      expect(result.text).toBe('What are your opening hours?');
+      await within(seen.stopped, 5_000, 'sessionStopped');
+      await sleep(QUIET_AFTER_STOP_MS);
+      expect(seen.recognized).toHaveLength(1);
+    } finally {
+      r.close();
+    }
+  });
+
+  it('continuous recognition of a push stream that stays open across several utterances', async () => {
+    const push = sdk.AudioInputStream.createPushStream();
+    const r = recognizer(push);
+    const seen = watch(r);
+    try {
+      await new Promise<void>((resolve, reject) => r.startContinuousRecognitionAsync(resolve, (e) => reject(new Error(e))));
+      const files = ['q-discount.wav', 'q-new-products.wav', 'q-nearest-store.wav'];
+      for (const [i, file] of files.entries()) {
+        // Each one a whole file, as a client that records one utterance at a time sends it.
+        write(push, wavFile(file, 3));
+        await expect.poll(() => seen.recognized.length, { timeout: 10_000 }).toBe(i + 1);
+      }
+      push.close();
+      await within(seen.stopped, 10_000, 'sessionStopped');
+      await sleep(QUIET_AFTER_STOP_MS);
+      expect(seen.recognized).toEqual([
+        { reason: sdk.ResultReason.RecognizedSpeech, text: 'Tell me about the discount.' },
+        { reason: sdk.ResultReason.RecognizedSpeech, text: 'Show me the new products.' },
+        { reason: sdk.ResultReason.RecognizedSpeech, text: 'Where is the nearest store?' },
+      ]);
+      expect(seen.canceled).toEqual([sdk.CancellationReason.EndOfStream]);
+    } finally {
+      await new Promise<void>((done) => r.stopContinuousRecognitionAsync(done, () => done()));
+      r.close();
+    }
   });
 });

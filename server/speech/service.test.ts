@@ -114,7 +114,7 @@ describe('speech service protocol', () => {
   const fake = new FakeRecognizer();
 
   beforeAll(async () => {
-    speech = await startSpeechServer({ recognizer: fake, maxPayload: 64 * 1024, maxConnections: 40 });
+    speech = await startSpeechServer({ recognizer: fake, maxPayload: 64 * 1024, maxConnections: 40, maxConnectionsPerAddress: 40 });
   });
   afterAll(async () => {
     await speech?.close();
@@ -335,7 +335,7 @@ describe('speech service shutdown', () => {
     await service.close();
     expect((await c.closed).code).toBe(1001);
     const socket = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
-    const req = { url: `${PATH}?Ocp-Apim-Subscription-Key=demo-speech-key`, headers: {} } as http.IncomingMessage;
+    const req = { url: `${PATH}?Ocp-Apim-Subscription-Key=demo-speech-key`, headers: {}, socket: { remoteAddress: '127.0.0.1' } } as unknown as http.IncomingMessage;
     expect(service.handleUpgrade(req, socket, Buffer.alloc(0))).toBe(true);
     await speech.close().catch(() => {});
   });

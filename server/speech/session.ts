@@ -83,25 +83,32 @@ export class SpeechSession {
     }
     if (!this.configured) return this.fail(CLOSE_PROTOCOL_ERROR, 'audio before speech.config');
     let payload = frame.payload;
-    if (isRiff(payload)) {
-      try {
-        const wave = parseWaveHeader(payload);
-        const why = unsupportedFormat(wave.format);
-        if (why) return this.fail(CLOSE_INVALID_DATA, `unsupported audio: ${why}`);
-        payload = wave.data;
-      } catch (err) {
-        if (err instanceof WaveError) return this.fail(CLOSE_INVALID_DATA, err.message);
-        throw err;
+    // Only the first message of a turn carries the wave header (the SDK's sendWaveHeader).
+    // Later messages are samples, even when they begin with "RIFF": the SDK's samples push
+    // whole WAV files, header included, and the real service hears those bytes as audio.
+    // Taking them for a new turn's header ended the turn mid-stream, and the SDK answered
+    // that turn.end by replaying its unacknowledged audio under a new request id.
+    const opensTurn = payload.length > 0 && (!this.turn || this.turn.requestId !== frame.requestId);
+    if (opensTurn) {
+      if (isRiff(payload)) {
+        try {
+          const wave = parseWaveHeader(payload);
+          const why = unsupportedFormat(wave.format);
+          if (why) return this.fail(CLOSE_INVALID_DATA, `unsupported audio: ${why}`);
+          payload = wave.data;
+        } catch (err) {
+          if (err instanceof WaveError) return this.fail(CLOSE_INVALID_DATA, err.message);
+          throw err;
+        }
+      } else {
+        // The SDK always leads with a header; raw PCM without one is taken as 16 kHz mono 16-bit.
+        log.warn('audio without a wave header: assuming 16 kHz mono 16-bit', { connectionId: this.connectionId });
       }
-      // A wave header opens a new turn; one still open is finished first.
+      // A new request while a turn is still open: the SDK has left that turn, so it is finished first.
       this.turn?.end(false);
       this.turn = this.startTurn(frame.requestId);
-    } else if (!this.turn) {
-      if (payload.length === 0) return; // end of a turn already ended
-      // The SDK always leads with a header; raw PCM without one is taken as 16 kHz mono 16-bit.
-      log.warn('audio without a wave header: assuming 16 kHz mono 16-bit', { connectionId: this.connectionId });
-      this.turn = this.startTurn(frame.requestId);
     }
+    if (!this.turn) return; // the end of a turn already ended
     if (frame.payload.length === 0) {
       this.turn.end(true);
       this.turn = null;

@@ -79,7 +79,9 @@ export class Turn {
     if (!this.done) {
       for (const event of this.endpointer.flush()) this.onEndpoint(event);
       if (this.ctx.settings.mode !== 'interactive') {
-        this.reply('speech.phrase', phrase({ status: 'EndOfDictation', offset: ticks(this.endpointer.samplesSeen), duration: 0 }));
+        // Its offset acknowledges every sample received, a part frame included: the SDK trims
+        // its replay buffer to a phrase's Offset + Duration.
+        this.reply('speech.phrase', phrase({ status: 'EndOfDictation', offset: ticks(Math.floor(this.bytes / 2)), duration: 0 }));
       }
       this.reply('turn.end', {});
     }

@@ -8,9 +8,12 @@
  * files used to be written once at startup, after which every decode failed for the
  * rest of the process. So ensure() runs before every decode and puts back whatever
  * vanished.
+ *
+ * A process that dies without close() (a crash, SIGKILL) leaves its directory behind. The
+ * name carries the owner's pid, so every new one first removes those whose owner is gone.
  */
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../log.ts';
@@ -18,6 +21,39 @@ import { createLogger } from '../log.ts';
 const log = createLogger('speech');
 
 export const WORK_DIR_PREFIX = 'standin-speech-';
+/** Directories named before the pid was part of the name: removed once this old. */
+const UNOWNED_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the work directories under `parent` whose process is gone; returns their names. */
+export async function removeStaleWorkDirs(parent: string): Promise<string[]> {
+  const names = await readdir(parent).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(WORK_DIR_PREFIX)) continue;
+    const pid = /^(\d+)-/.exec(name.slice(WORK_DIR_PREFIX.length))?.[1];
+    const path = join(parent, name);
+    if (pid !== undefined) {
+      if (processAlive(Number(pid))) continue;
+    } else {
+      const info = await stat(path).catch(() => null);
+      if (!info?.isDirectory() || Date.now() - info.mtimeMs < UNOWNED_MAX_AGE_MS) continue;
+    }
+    await rm(path, { recursive: true, force: true });
+    removed.push(name);
+  }
+  if (removed.length > 0) log.info('removed speech work directories left by processes that are gone', { parent, removed: removed.length });
+  return removed;
+}
 
 export class WorkDir {
   private removed = false;
@@ -31,7 +67,8 @@ export class WorkDir {
   /** A new directory under `parent` (default: the OS temp dir) holding `files`. */
   static async create(files: Record<string, string>, parent = tmpdir()): Promise<WorkDir> {
     await mkdir(parent, { recursive: true });
-    const dir = new WorkDir(await mkdtemp(join(parent, WORK_DIR_PREFIX)), { ...files });
+    await removeStaleWorkDirs(parent);
+    const dir = new WorkDir(await mkdtemp(join(parent, `${WORK_DIR_PREFIX}${process.pid}-`)), { ...files });
     await dir.ensure();
     return dir;
   }

@@ -1,5 +1,5 @@
 /** POST /ue/userinfo: the user service (spec section 7). */
-import { accountInfo } from '../../accounts.ts';
+import { accountInfo, accountLang } from '../../accounts.ts';
 import { faultsGeneration, hasFault } from '../../faults.ts';
 import { HttpError } from '../body.ts';
 import type { Route } from '../router.ts';
@@ -14,7 +14,7 @@ export function accountRoutes(): Route[] {
       body: 'form',
       record: true,
       cors: true,
-      handle({ body, origin }) {
+      handle({ req, body, origin }) {
         if (hasFault('userinfo-error')) throw new HttpError(503, 'user service unavailable (fault userinfo-error)');
         // Every other request fails: a client that retries once gets through.
         if (flaky.generation !== faultsGeneration()) Object.assign(flaky, { generation: faultsGeneration(), count: 0 });
@@ -23,7 +23,8 @@ export function accountRoutes(): Route[] {
         const uid = typeof fields.uid === 'string' ? fields.uid.trim() : '';
         if (uid === '') throw new HttpError(400, 'uid required', { code: 1, msg: 'uid required' });
         if (uid.length > 200) throw new HttpError(400, 'uid too long', { code: 1, msg: 'uid too long' });
-        return { status: 200, json: { code: 0, data: accountInfo(uid, origin.http) } };
+        const lang = accountLang(fields.lang, req.headers['accept-language']);
+        return { status: 200, json: { code: 0, data: accountInfo(uid, origin.http, lang) } };
       },
     },
   ];
