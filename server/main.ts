@@ -10,7 +10,6 @@
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
 import { createLogger } from './log.ts';
-import { removeStaleSpeechDirs } from './staleTemp.ts';
 import { startTurnRelay, type TurnRelay } from './turn.ts';
 
 const log = createLogger('main');
@@ -35,7 +34,6 @@ if (!STANDIN_ENVS.includes(env)) fail(`STANDIN_ENV must be one of ${STANDIN_ENVS
 
 process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
 // What a crashed stand-in left in the temp folder.
-void removeStaleSpeechDirs(log);
 
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
