@@ -59,7 +59,7 @@ describe('a whole session against the stand-in', () => {
     // Poll like the client: every 400 ms until the room's stream publishes.
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const streams = (await (await fetch(`${route.srsLink}/api/v1/streams?count=100`)).json()) as { streams: { name: string; publish: { active: boolean } }[] };
+      const streams = (await (await fetch(`${route.srsLink}/api/v1/streams/?count=100`)).json()) as { streams: { name: string; publish: { active: boolean } }[] };
       if (streams.streams.find((s) => s.name === roomId)?.publish.active) break;
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 400));

@@ -116,7 +116,7 @@ export function signalingFrames(list: StandinEvent[], dir: 'in' | 'out'): Record
 
 /** The rooms that exist on the stand-in right now (one SRS stream per room). */
 export async function roomIds(request: Requester): Promise<string[]> {
-  const response = await request.get('/api/v1/streams?count=100');
+  const response = await request.get('/api/v1/streams/?count=100');
   await expectStatus(response, 200, 'streams');
   const { streams } = (await response.json()) as { streams: { name: string }[] };
   return streams.map((s) => s.name);
