@@ -128,6 +128,8 @@ test('stream-never-active: the 15 s start timeout ends the session silently and 
   expect(startedRooms(seen)).toHaveLength(1);
   // The stream was polled again and again (every 400 ms after each answer) and never reached WHEP.
   expect(httpIn(seen, '/api/v1/streams').length).toBeGreaterThan(1);
+  // Always the slashed path SRS registers: the bare one costs a 302 per poll.
+  expect(httpIn(seen, '/api/v1/streams?')).toEqual([]);
   expect(httpIn(seen, '/rtc/v1/whep/')).toEqual([]);
   await expectSessionCleanedUp(page, request);
 });
