@@ -118,7 +118,7 @@ describe('WHEP', () => {
     expect(res.status).toBe(200);
     expect(media.peerCount()).toBe(0);
     const deletes = listEvents().filter((e) => e.channel === 'whep' && (e.body as { method?: string }).method === 'DELETE');
-    expect(deletes.at(-1)?.body).toEqual({ roomId, peerId: 'peer-1', method: 'DELETE', found: true });
+    expect(deletes.at(-1)?.body).toEqual({ roomId, peerId: 'peer-1', method: 'DELETE' });
     const again = await fetch(t.base + location, { method: 'DELETE' });
     expect(again.status).toBe(404);
     expect(await again.text()).toBe('no such session: peer-1');

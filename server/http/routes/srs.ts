@@ -168,15 +168,16 @@ export function srsRoutes(deps: SrsDeps): Route[] {
       cors: true,
       textErrors: true,
       handle({ url }) {
-        const room = whepRoom(url, rooms);
-        if (!('media' in room)) return room;
         const session = url.searchParams.get('session');
         const token = url.searchParams.get('token');
+        // Recorded before anything can refuse it: a hang-up that comes after stop_live closed
+        // the room is still the client doing its part.
+        recordEvent('whep', 'in', { roomId: url.searchParams.get('stream'), peerId: session, method: 'DELETE' });
         if (!session || !token) return text(400, 'session and token required: DELETE the Location of the 201 answer');
         if (!tokenMatches(session, token)) return text(403, `token does not match session ${session}`);
-        const closed = room.media.closePeer(session);
-        recordEvent('whep', 'in', { roomId: room.id, peerId: session, method: 'DELETE', found: closed });
-        return closed ? text(200, 'closed') : text(404, `no such session: ${session}`);
+        const room = whepRoom(url, rooms);
+        if (!('media' in room)) return room;
+        return room.media.closePeer(session) ? text(200, 'closed') : text(404, `no such session: ${session}`);
       },
     },
   ];
