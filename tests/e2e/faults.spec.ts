@@ -24,14 +24,13 @@ import {
   clearEvents,
   events,
   httpIn,
-  httpOut,
   roomIds,
   setFaults,
   signalingFrames,
   startedRooms,
   stoppedRooms,
+  whepOfferStatuses,
   type Fault,
-  type StandinEvent,
 } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
@@ -69,8 +68,6 @@ async function expectSessionCleanedUp(page: Page, request: APIRequestContext): P
   await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
   await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
 }
-
-const whepAnswers = (seen: StandinEvent[]) => httpOut(seen, '/rtc/v1/whep/').map((e) => e.body.status);
 
 test('route-code1: the routing service\'s msg "route refused" is shown, and the session does not start', async ({ page, request }) => {
   await openWithFault(page, request, 'route-code1');
@@ -189,7 +186,7 @@ test('signaling-quit: the server\'s quit text is shown, then the session ends', 
 test('media-drop: a new WHEP connection replaces the dropped one and the avatar keeps playing', async ({ page, request }) => {
   await openWithFault(page, request, 'media-drop');
   await startAndWaitLive(page);
-  await expect.poll(async () => whepAnswers(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
+  await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
   await expect
     .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, {
       timeout: FAULT_REACTION_MS,
@@ -208,10 +205,35 @@ for (const lang of ['zh', 'en'] as const) {
     await startAndWaitLive(page, lang);
     await expectAlertThenPreSession(page, text(lang, 'error.reconnectFailed'), lang);
     // The first connection, then three refused attempts (spec: max 3, 2 s apart).
-    expect(whepAnswers(await events(request))).toEqual([201, 503, 503, 503]);
+    expect(whepOfferStatuses(await events(request))).toEqual([201, 503, 503, 503]);
     await expectSessionCleanedUp(page, request);
   });
 }
+
+// SRS refuses an offer (one without H.264, say) by closing the connection unanswered.
+test('whep-refuse: a WHEP offer whose connection closes without an answer is the ICE error, and the session ends', async ({ page, request }) => {
+  await openWithFault(page, request, 'whep-refuse', 'zh');
+  await startButton(page, 'zh').click();
+  await expectAlertThenPreSession(page, text('zh', 'error.iceError'), 'zh');
+  const seen = await events(request);
+  expect(httpIn(seen, '/rtc/v1/whep/')).toHaveLength(1);
+  expect(whepOfferStatuses(seen)).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+// SRS answers an offer for a stream nobody publishes with 201, and then sends nothing.
+test('whep-no-media: with 201 and no media the photo stays, nobody is asked to tap to play, and the start limit ends the session silently', async ({ page, request }) => {
+  await openWithFault(page, request, 'whep-no-media');
+  const started = Date.now();
+  await startButton(page).click();
+  await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201]);
+  await expectPreSession(page, 'en', 25_000);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Tap to play' })).toHaveCount(0);
+  expect((await events(request)).some((e) => e.channel === 'whep' && e.body.state === 'connected')).toBe(true);
+  await expectSessionCleanedUp(page, request);
+});
 
 test('after a fault the next session starts normally', async ({ page, request }) => {
   await openWithFault(page, request, 'route-error');

@@ -53,6 +53,8 @@ export const FAULTS = [
   'userinfo-error',
   'userinfo-flaky',
   'speech-down',
+  'whep-refuse',
+  'whep-no-media',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -89,6 +91,18 @@ export function httpIn(list: StandinEvent[], path: string): StandinEvent[] {
 /** HTTP answers the stand-in sent for `path`. */
 export function httpOut(list: StandinEvent[], path: string): StandinEvent[] {
   return list.filter((e) => e.channel === 'http' && e.dir === 'out' && String(e.body.path).startsWith(path));
+}
+
+/** The statuses of the answers to WHEP offers (not to the DELETEs that hang sessions up). */
+export function whepOfferStatuses(list: StandinEvent[]): unknown[] {
+  return httpOut(list, '/rtc/v1/whep/')
+    .filter((e) => e.body.method === 'POST')
+    .map((e) => e.body.status);
+}
+
+/** The WHEP sessions the client hung up (DELETE of a Location), as the stand-in recorded them. */
+export function whepDeletes(list: StandinEvent[]): Record<string, unknown>[] {
+  return list.filter((e) => e.channel === 'whep' && e.dir === 'in' && e.body.method === 'DELETE').map((e) => e.body);
 }
 
 /** Room ids the stand-in handed out through /start_live. */
