@@ -85,14 +85,31 @@ describe('WhepPeers', () => {
     for (const f of cleanup.splice(0)) await f();
   });
 
-  it('answers with loopback candidates, connects, forwards RTP and closes', async () => {
-    const peers = new WhepPeers('room-whep');
-    cleanup.push(() => peers.closeAll());
+  /** A viewer that takes the answer of `peers` and is connected. */
+  async function connectViewer(peers: WhepPeers, opts: { silent?: boolean; beforeConnect?: (viewer: RTCPeerConnection) => void } = {}) {
     const viewer = await makeViewer();
     cleanup.push(() => viewer.pc.close());
     const connected = new Promise<string>((resolve) => peers.once('peer-connected', resolve));
+    const answer = await peers.answer(viewer.offer, { silent: opts.silent ?? false });
+    opts.beforeConnect?.(viewer.pc);
+    await viewer.pc.setRemoteDescription({ type: 'answer', sdp: answer.answerSdp });
+    expect(await connected).toBe(answer.peerId);
+    return answer;
+  }
 
-    const { answerSdp, peerId } = await peers.answer(viewer.offer);
+  it('answers with loopback candidates, connects, forwards RTP and closes', async () => {
+    const peers = new WhepPeers('room-whep');
+    cleanup.push(() => peers.closeAll());
+    let received!: Promise<number>;
+    const { answerSdp, peerId } = await connectViewer(peers, {
+      beforeConnect: (pc) => {
+        received = new Promise<number>((resolve) => {
+          pc.onTrack.subscribe((track) => {
+            if (track.kind === 'video') track.onReceiveRtp.once((rtp) => resolve(rtp.payload.length));
+          });
+        });
+      },
+    });
     const candidates = answerSdp.split(/\r?\n/).filter((l) => l.startsWith('a=candidate:'));
     expect(candidates.length).toBeGreaterThan(0);
     expect(candidates.every((l) => l.includes(' 127.0.0.1 ') && l.includes(' typ host'))).toBe(true);
@@ -105,13 +122,6 @@ describe('WhepPeers', () => {
     expect(answerSdp).not.toMatch(/VP8/);
     expect(answerSdp).toMatch(/opus\/48000/i);
 
-    const received = new Promise<number>((resolve) => {
-      viewer.pc.onTrack.subscribe((track) => {
-        if (track.kind === 'video') track.onReceiveRtp.once((rtp) => resolve(rtp.payload.length));
-      });
-    });
-    await viewer.pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
-    expect(await connected).toBe(peerId);
     expect(listEvents().some((e) => e.channel === 'whep' && e.dir === 'out' && (e.body as { state?: string }).state === 'connected')).toBe(true);
 
     let seq = 1;
@@ -143,13 +153,9 @@ describe('WhepPeers', () => {
   it('never evicts a connected viewer for a newcomer, and frees the place once that viewer closes', async () => {
     const peers = new WhepPeers('room-full', 'h264', 1);
     cleanup.push(() => peers.closeAll());
-    const a = await makeViewer();
+    const first = await connectViewer(peers);
     const b = await makeViewer();
-    cleanup.push(() => a.pc.close(), () => b.pc.close());
-    const connected = new Promise<string>((resolve) => peers.once('peer-connected', resolve));
-    const first = await peers.answer(a.offer);
-    await a.pc.setRemoteDescription({ type: 'answer', sdp: first.answerSdp });
-    expect(await connected).toBe(first.peerId);
+    cleanup.push(() => b.pc.close());
     let closed = 0;
     peers.on('peer-closed', () => closed++);
 
@@ -174,12 +180,7 @@ describe('WhepPeers', () => {
   it('sends nothing to a silent peer (201 and no media)', async () => {
     const peers = new WhepPeers('room-silent');
     cleanup.push(() => peers.closeAll());
-    const viewer = await makeViewer();
-    cleanup.push(() => viewer.pc.close());
-    const connected = new Promise<string>((resolve) => peers.once('peer-connected', resolve));
-    const { answerSdp } = await peers.answer(viewer.offer, { silent: true });
-    await viewer.pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
-    await connected;
+    await connectViewer(peers, { silent: true });
     expect(peers.send('video', rtpPacket(1))).toBe(0);
   });
 

@@ -288,10 +288,15 @@ describe('session', () => {
     expect(h.session().status).toBe('live');
   });
 
-  it('does not ask for a tap while no video frame has arrived (201 and no media): the photo stays and the start limit ends the session silently', async () => {
+  /** A session whose media connects and never brings a video frame (SRS's 201 for a stream nobody publishes). */
+  async function startWithoutFrames() {
     h.plan.peers.splice(0, 1, 'noMedia');
     h.dispatch(startRequested());
     await h.flush();
+  }
+
+  it('does not ask for a tap while no video frame has arrived (201 and no media): the photo stays and the start limit ends the session silently', async () => {
+    await startWithoutFrames();
     await h.advance(5000);
     expect(h.state().notices.alert).toBeNull();
     expect(h.session()).toMatchObject({ status: 'connecting', needsTapToPlay: false });
@@ -303,9 +308,7 @@ describe('session', () => {
   });
 
   it('asks for a tap once a late first frame has come but the video still cannot play', async () => {
-    h.plan.peers.splice(0, 1, 'noMedia');
-    h.dispatch(startRequested());
-    await h.flush();
+    await startWithoutFrames();
     await h.advance(6000);
     expect(h.state().notices.alert).toBeNull();
     h.peers[0]!.framesReceived = 3;

@@ -55,6 +55,14 @@ async function expectAlertThenPreSession(page: Page, message: string, lang: Lang
   await expectPreSession(page, lang);
 }
 
+/** The 15 s start limit, counted from `started`, ended the session silently: no alert, no toast. */
+async function expectSilentStartTimeout(page: Page, started: number): Promise<void> {
+  await expectPreSession(page, 'en', 25_000);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(page.getByRole('status')).toHaveCount(0);
+}
+
 /** Every room the client started was stopped, none is left, and the page holds nothing open. */
 async function expectSessionCleanedUp(page: Page, request: APIRequestContext): Promise<void> {
   const seen = await events(request);
@@ -100,12 +108,7 @@ test('start-live-slow: the 15 s start timeout ends the session silently', async 
   const started = Date.now();
   await startButton(page).click();
   await expect(startButton(page)).toHaveCount(0);
-  await expectPreSession(page, 'en', 25_000);
-  const elapsed = Date.now() - started;
-  expect(elapsed).toBeGreaterThanOrEqual(14_500);
-  // Silently: no alert, no toast.
-  await expect(alertBox(page)).toHaveCount(0);
-  await expect(page.getByRole('status')).toHaveCount(0);
+  await expectSilentStartTimeout(page, started);
   const seen = await events(request);
   expect(httpIn(seen, '/start_live')).toHaveLength(1);
   expect(startedRooms(seen)).toEqual([]);
@@ -117,10 +120,7 @@ test('stream-never-active: the 15 s start timeout ends the session silently and 
   const started = Date.now();
   await startButton(page).click();
   await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
-  await expectPreSession(page, 'en', 25_000);
-  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
-  await expect(alertBox(page)).toHaveCount(0);
-  await expect(page.getByRole('status')).toHaveCount(0);
+  await expectSilentStartTimeout(page, started);
   const seen = await events(request);
   expect(startedRooms(seen)).toHaveLength(1);
   // The stream was polled again and again (every 400 ms after each answer) and never reached WHEP.
@@ -227,9 +227,7 @@ test('whep-no-media: with 201 and no media the photo stays, nobody is asked to t
   const started = Date.now();
   await startButton(page).click();
   await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201]);
-  await expectPreSession(page, 'en', 25_000);
-  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
-  await expect(alertBox(page)).toHaveCount(0);
+  await expectSilentStartTimeout(page, started);
   await expect(page.getByRole('button', { name: 'Tap to play' })).toHaveCount(0);
   expect((await events(request)).some((e) => e.channel === 'whep' && e.body.state === 'connected')).toBe(true);
   await expectSessionCleanedUp(page, request);
