@@ -216,7 +216,9 @@ test('whep-refuse: a WHEP offer whose connection closes without an answer is the
   await startButton(page, 'zh').click();
   await expectAlertThenPreSession(page, text('zh', 'error.iceError'), 'zh');
   const seen = await events(request);
-  expect(httpIn(seen, '/rtc/v1/whep/')).toHaveLength(1);
+  // Chromium itself sends a POST again (a few times, within milliseconds) when its connection
+  // closes unanswered: none of them got an answer.
+  expect(httpIn(seen, '/rtc/v1/whep/').length).toBeGreaterThanOrEqual(1);
   expect(whepOfferStatuses(seen)).toEqual([]);
   await expectSessionCleanedUp(page, request);
 });
