@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
+import { RTCPeerConnection, useH264, useOPUS, useVP8, type RTCRtpCodecParameters } from 'werift';
 import { listEvents } from '../events.ts';
-import { H264_FMTP } from './encoders.ts';
 import { WhepBusyError, WhepCodecError, WhepOfferError, checkWhepOffer } from './offer.ts';
 import { WhepPeers } from './whep.ts';
 
-const H264 = new RTCRtpCodecParameters({ mimeType: 'video/H264', clockRate: 90000, parameters: H264_FMTP });
-const VP8 = new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000 });
-const OPUS = new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2 });
+// werift's codecs as a browser offers them: H.264 42e01f with packetization-mode=1, NACK and PLI.
+const H264 = useH264();
+const VP8 = useVP8();
+const OPUS = useOPUS();
 
 /** A viewer made with werift itself, offering recvonly H.264 and VP8 + Opus on loopback like Chromium does. */
 async function makeViewer(video: RTCRtpCodecParameters[] = [VP8, H264]): Promise<{ pc: RTCPeerConnection; offer: string }> {
@@ -116,7 +116,7 @@ describe('WhepPeers', () => {
     expect(answerSdp).toMatch(/a=sendonly/);
     // SRS's answer: ICE-lite, H.264 constrained baseline with FU-A packetization.
     expect(answerSdp).toMatch(/^a=ice-lite\r?$/m);
-    expect(answerSdp).toMatch(/^a=rtpmap:\d+ H264\/90000\r?$/m);
+    expect(answerSdp).toMatch(/^a=rtpmap:\d+ H264\/90000\r?$/im);
     expect(answerSdp).toMatch(/^a=fmtp:\d+ .*packetization-mode=1/m);
     expect(answerSdp).toMatch(/^a=fmtp:\d+ .*profile-level-id=42e01f/m);
     expect(answerSdp).not.toMatch(/VP8/);
@@ -175,6 +175,19 @@ describe('WhepPeers', () => {
     cleanup.push(() => a.pc.close());
     await peers.answer(a.offer); // never connects: the viewer does not take the answer
     await expect(peers.answer(a.offer)).rejects.toBeInstanceOf(WhepBusyError);
+  });
+
+  it('records a viewer\'s keyframe request (PLI) as a whep event', async () => {
+    const peers = new WhepPeers('room-pli');
+    cleanup.push(() => peers.closeAll());
+    let viewer!: RTCPeerConnection;
+    const { peerId, answerSdp } = await connectViewer(peers, { beforeConnect: (pc) => (viewer = pc) });
+    const receiver = viewer.getTransceivers().find((t) => t.kind === 'video')!.receiver;
+    // The video section comes first: its ssrc is the first one.
+    const ssrc = Number(/^a=ssrc:(\d+) /m.exec(answerSdp)?.[1]);
+    const pli = () => listEvents().some((e) => e.channel === 'whep' && (e.body as { peerId?: string; rtcp?: string }).peerId === peerId && (e.body as { rtcp?: string }).rtcp === 'pli');
+    await receiver.sendRtcpPLI(ssrc);
+    await expect.poll(pli).toBe(true);
   });
 
   it('sends nothing to a silent peer (201 and no media)', async () => {

@@ -137,8 +137,11 @@ export class WhepPeers extends EventEmitter {
       timer: undefined,
     };
     try {
-      pc.addTransceiver(peer.video, { direction: 'sendonly' });
+      const video = pc.addTransceiver(peer.video, { direction: 'sendonly' });
       pc.addTransceiver(peer.audio, { direction: 'sendonly' });
+      // A viewer asking for a keyframe (a late first frame, a loss) is recorded, not obeyed: the
+      // encoder cannot be told, and it sends one every second anyway (SRS passes it to the publisher).
+      video.sender.onPictureLossIndication.subscribe(() => recordEvent('whep', 'in', { roomId: this.roomId, peerId: peer.id, rtcp: 'pli' }));
       await pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
       await pc.setLocalDescription(await pc.createAnswer());
       await waitForGathering(pc);
