@@ -199,8 +199,9 @@ describe('WhepPeers', () => {
 
   it('turns an offer werift cannot use into a WhepOfferError without keeping a peer', async () => {
     const peers = new WhepPeers('room-bad');
-    const bad = [...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 VP8/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n');
+    const bad = [...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 H264/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n');
     await expect(peers.answer(bad)).rejects.toThrow(WhepOfferError);
+    await expect(peers.answer(bad)).rejects.toThrow(/could not be answered/);
     expect(peers.count()).toBe(0);
   });
 });
