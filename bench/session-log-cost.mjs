@@ -93,7 +93,7 @@ function storedLog(count) {
   const kinds = [
     (seq, t) => ({ seq, t, kind: 'action', action: { type: 'stats/statsSampled', payload: { upKbps: 1.4, downKbps: 412.6 + (seq % 50), lossPct: 0, jitterMs: 9, rttMs: 1, quality: 'fair' } } }),
     (seq, t) => ({ seq, t, kind: 'action', action: { type: 'signaling/messageReceived', payload: { msg_type: 'tts', msg_id: `r-${seq}`, text: `Reply ${seq}: our stores are open every day from ten in the morning to nine in the evening.` } } }),
-    (seq, t) => ({ seq, t, kind: 'request', data: { feature: 'http', method: 'GET', url: '/api/v1/streams?count=100', status: 200, outcome: 'ok', ms: 12 } }),
+    (seq, t) => ({ seq, t, kind: 'request', data: { feature: 'http', method: 'GET', url: '/api/v1/streams/?count=100', status: 200, outcome: 'ok', ms: 12 } }),
     (seq, t) => ({ seq, t, kind: 'log', data: { feature: 'signaling', level: 'info', message: 'socket closed', data: { code: 1000, reason: '' } } }),
   ];
   for (let seq = 1; seq < count; seq += 1) entries.push(kinds[seq % kinds.length](seq, seq * 60));

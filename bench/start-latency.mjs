@@ -171,7 +171,7 @@ async function fetchJson(url, init) {
 /** Polls the streams API until `isDone()`; every answer is an event the timeline reads. */
 async function pollStreams(base, isDone) {
   while (!isDone()) {
-    await fetch(`${base}/api/v1/streams?count=100&bench=ready`).catch(() => {});
+    await fetch(`${base}/api/v1/streams/?count=100&bench=ready`).catch(() => {});
     await sleep(25);
   }
 }
@@ -234,7 +234,7 @@ function floorClient({ uid, serverName, deviceId, pollMs }) {
     // Every 400 ms, counted from the start of each poll.
     for (;;) {
       const polled = performance.now();
-      const { streams = [] } = await (await fetch(`${route.srsLink}/api/v1/streams?count=100`)).json();
+      const { streams = [] } = await (await fetch(`${route.srsLink}/api/v1/streams/?count=100`)).json();
       if (streams.some((s) => s.name === roomId && s.publish?.active === true)) break;
       await sleep(Math.max(0, pollMs - (performance.now() - polled)));
     }
@@ -312,7 +312,7 @@ async function oneSession(browser, base, clientName, session) {
       const t0 = performance.now();
       await fetch(url);
       return [t0, performance.now()];
-    }, `${base}/api/v1/streams?count=1&bench=clock`);
+    }, `${base}/api/v1/streams/?count=1&bench=clock`);
     await page.evaluate(firstFrameProbe);
 
     let done = false;

@@ -18,6 +18,10 @@ export const FAULT_NAMES = [
   'userinfo-error',
   'userinfo-flaky',
   'speech-down',
+  // SRS's WHEP failures: every offer's connection closed with no HTTP answer (how SRS refuses
+  // an offer), and 201 with an answer but no media (SRS playing a stream nobody publishes).
+  'whep-refuse',
+  'whep-no-media',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];

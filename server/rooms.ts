@@ -37,7 +37,7 @@ export class Room extends EventEmitter {
   readonly appId: string;
   readonly createdAt = Date.now();
   readonly clients = new Set<RoomClient>();
-  /** `media.ready` resolved: RTP is flowing, the stream may be listed as active. */
+  /** `media.ready` resolved: RTP is flowing, so the streams list shows its video and audio codecs (publish.active comes earlier, from media.isActive()). */
   mediaReady = false;
   /** Set by the signaling-down / media-down faults: reconnects are refused for this room. */
   signalingDown = false;

@@ -89,7 +89,7 @@ describe('routing', () => {
     const events = listEvents().filter((e) => e.channel === 'http');
     expect(events.map((e) => e.dir)).toEqual(['in', 'out']);
     expect(events[0]!.body).toEqual({ method: 'POST', path: '/ue/userinfo', body: { uid: 'nobody', version: '1.0.0' } });
-    expect(events[1]!.body).toEqual({ path: '/ue/userinfo', status: 200, body: { code: 0, data: {} } });
+    expect(events[1]!.body).toEqual({ method: 'POST', path: '/ue/userinfo', status: 200, body: { code: 0, data: {} } });
   });
 
   it('does not record control calls', async () => {

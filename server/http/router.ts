@@ -150,7 +150,7 @@ export function createRouter(routes: readonly Route[], opts: { log: Logger; fall
     if (reply === null || abort.signal.aborted) return true;
     if (route.record) {
       const isSdp = reply.contentType === 'application/sdp';
-      recordEvent('http', 'out', { path, status: reply.status, body: isSdp ? eventBody(reply.text, 'sdp-out') : (reply.json ?? reply.text ?? null) });
+      recordEvent('http', 'out', { method, path, status: reply.status, body: isSdp ? eventBody(reply.text, 'sdp-out') : (reply.json ?? reply.text ?? null) });
     }
     send(res, reply, cors);
     return true;

@@ -13,7 +13,11 @@ export class FakeWhepOfferError extends Error {
   override name = 'WhepOfferError';
 }
 
-export const FAKE_OFFER = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\n';
+export class FakeWhepCodecError extends FakeWhepOfferError {
+  override name = 'WhepCodecError';
+}
+
+export const FAKE_OFFER = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 102\r\na=rtpmap:102 H264/90000\r\n';
 
 export class FakeMedia extends EventEmitter implements MediaPipeline {
   readonly ready: Promise<void>;
@@ -22,6 +26,10 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
   dropCount = 0;
   closed = false;
   private readyDone = false;
+  private publishing = false;
+  /** Peers answered under the whep-no-media fault. */
+  readonly silentPeers: string[] = [];
+  private readonly answered = new Set<string>();
   private resolveReady!: () => void;
   private readonly connected = new Set<string>();
   private nextPeer = 1;
@@ -36,12 +44,19 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
     this.readyDone = true;
     this.resolveReady();
   }
-  isActive(): boolean {
-    return this.readyDone && !this.closed;
+  /** Publishing has started but no media has come out yet. */
+  markPublishing(): void {
+    this.publishing = true;
   }
-  async answerWhep(offerSdp: string): Promise<{ answerSdp: string; peerId: string }> {
+  isActive(): boolean {
+    return (this.readyDone || this.publishing) && !this.closed;
+  }
+  async answerWhep(offerSdp: string, opts: { silent?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
     if (!/^m=/m.test(offerSdp)) throw new FakeWhepOfferError('the offer has no media sections (m= lines)');
+    if (!/^a=rtpmap:\d+ H264\//m.test(offerSdp)) throw new FakeWhepCodecError('the offer has no video section offering H.264');
     const peerId = `peer-${this.nextPeer++}`;
+    this.answered.add(peerId);
+    if (opts.silent) this.silentPeers.push(peerId);
     if (this.opts.autoConnect !== false) setImmediate(() => this.connectPeer(peerId));
     return { answerSdp: `v=0\r\ns=fake-answer ${peerId}\r\n`, peerId };
   }
@@ -50,8 +65,9 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
     this.connected.add(peerId);
     this.emit('peer-connected', peerId);
   }
-  closePeer(peerId: string): void {
+  closePeer(peerId: string): boolean {
     if (this.connected.delete(peerId)) this.emit('peer-closed', peerId);
+    return this.answered.delete(peerId);
   }
   async speak(text: string, lang: 'en' | 'zh'): Promise<SpeechHandle> {
     if (this.closed) throw new Error('media closed');
@@ -75,7 +91,7 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
     return this.connected.size;
   }
   stats() {
-    return { sendBytes: 123_456, frames: 42, kbps: 480.4, width: 360, height: 640 };
+    return { sendBytes: 123_456, frames: 42, kbps: 480.4, width: 540, height: 960, codec: 'h264' as const };
   }
   async close(): Promise<void> {
     if (this.closed) return;

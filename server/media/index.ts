@@ -10,15 +10,28 @@ export interface SpeechHandle {
   finished: Promise<'done' | 'interrupted'>;
 }
 
+export interface MediaStats {
+  sendBytes: number;
+  frames: number;
+  kbps: number;
+  width: number;
+  height: number;
+  codec: 'h264' | 'vp8';
+}
+
 /** Emits 'peer-connected' (peerId) and 'peer-closed' (peerId). */
 export interface MediaPipeline extends EventEmitter {
   /** Resolves once RTP is flowing from both encoders. */
   readonly ready: Promise<void>;
-  /** True after ready, false after close. */
+  /**
+   * True once publishing has started (the encoders are running), before any media has come
+   * out of them, as SRS sets publish.active when a publisher starts; false after close.
+   */
   isActive(): boolean;
-  /** Throws WhepOfferError on garbage or unsupported SDP. */
-  answerWhep(offerSdp: string): Promise<{ answerSdp: string; peerId: string }>;
-  closePeer(peerId: string): void;
+  /** Throws WhepOfferError on garbage or unsupported SDP, WhepBusyError when the room has no free peer. */
+  answerWhep(offerSdp: string, opts?: { silent?: boolean }): Promise<{ answerSdp: string; peerId: string }>;
+  /** False when the room has no such peer (never had, or it closed already). */
+  closePeer(peerId: string): boolean;
   /** Replaces any current speech; resolves when its audio starts. */
   speak(text: string, lang: 'en' | 'zh'): Promise<SpeechHandle>;
   /** At once: the next 20 ms of audio is silence. */
@@ -26,7 +39,7 @@ export interface MediaPipeline extends EventEmitter {
   /** Closes every peer connection (fault injection). */
   dropPeers(): void;
   peerCount(): number;
-  stats(): { sendBytes: number; frames: number; kbps: number; width: number; height: number };
+  stats(): MediaStats;
   /** Kills the ffmpeg children and closes peers; idempotent; never leaks processes. */
   close(): Promise<void>;
 }
@@ -35,5 +48,5 @@ export function createMediaPipeline(opts: { roomId: string }): MediaPipeline {
   return new RoomMedia(opts.roomId);
 }
 
-export { WhepOfferError } from './offer.ts';
+export { WhepBusyError, WhepOfferError } from './offer.ts';
 export { generateAvatarPhoto } from './photo.ts';

@@ -6,7 +6,22 @@ export class WhepOfferError extends Error {
   override name = 'WhepOfferError';
 }
 
-export const MAX_OFFER_BYTES = 64 * 1024;
+/**
+ * An offer without the video codec the server sends. SRS fails such an offer inside its
+ * handler ("no found valid H.264 payload type") and closes the connection without an answer;
+ * the HTTP route does the same with this error.
+ */
+export class WhepCodecError extends WhepOfferError {
+  override name = 'WhepCodecError';
+}
+
+/** The room already has as many viewers as it serves (503). */
+export class WhepBusyError extends Error {
+  override name = 'WhepBusyError';
+}
+
+/** The same limit as the HTTP body of an SDP (server/http/body.ts), which answers 413 beyond it. */
+export const MAX_OFFER_BYTES = 128 * 1024;
 
 interface MediaSection {
   kind: string;
@@ -27,16 +42,19 @@ function hasCodec(section: MediaSection, codec: RegExp): boolean {
   return section.lines.some((l) => /^a=rtpmap:\d+ /.test(l) && codec.test(l.slice(l.indexOf(' ') + 1)));
 }
 
-/** Throws WhepOfferError unless `sdp` is an offer we can answer with VP8 video and Opus audio. */
-export function checkWhepOffer(sdp: unknown): asserts sdp is string {
+const VIDEO_CODECS = { h264: { rtpmap: /^H264\/90000/i, name: 'H.264' }, vp8: { rtpmap: /^VP8\/90000/i, name: 'VP8' } } as const;
+
+/** Throws WhepOfferError unless `sdp` is an offer we can answer with `codec` video (H.264 by default) and Opus audio. */
+export function checkWhepOffer(sdp: unknown, codec: keyof typeof VIDEO_CODECS = 'h264'): asserts sdp is string {
   if (typeof sdp !== 'string' || sdp.trim() === '') throw new WhepOfferError('the offer is empty; send an SDP offer as application/sdp');
   if (Buffer.byteLength(sdp) > MAX_OFFER_BYTES) throw new WhepOfferError(`the offer is larger than ${MAX_OFFER_BYTES} bytes`);
   if (!sdp.trimStart().startsWith('v=0')) throw new WhepOfferError('the offer is not SDP: it must start with "v=0"');
   const media = sections(sdp);
   if (media.length === 0) throw new WhepOfferError('the offer has no media sections (m= lines)');
-  const video = media.find((s) => s.kind === 'video' && hasCodec(s, /^VP8\/90000/i));
+  const wanted = VIDEO_CODECS[codec];
+  const video = media.find((s) => s.kind === 'video' && hasCodec(s, wanted.rtpmap));
   const audio = media.find((s) => s.kind === 'audio' && hasCodec(s, /^opus\/48000/i));
-  if (!video) throw new WhepOfferError('the offer has no video section offering VP8');
+  if (!video) throw new WhepCodecError(`the offer has no video section offering ${wanted.name}`);
   if (!audio) throw new WhepOfferError('the offer has no audio section offering Opus');
   for (const attr of ['ice-ufrag', 'ice-pwd', 'fingerprint']) {
     if (!new RegExp(`^a=${attr}:`, 'm').test(sdp)) throw new WhepOfferError(`the offer has no a=${attr} line`);

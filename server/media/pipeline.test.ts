@@ -1,6 +1,10 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../events.ts';
 import { trackedChildPids } from './children.ts';
+import { VIDEO_PROFILES, videoCodec, videoEncoderArgs, videoProfile } from './encoders.ts';
 import { WhepOfferError, createMediaPipeline, type MediaPipeline } from './index.ts';
 
 function isAlive(pid: number): boolean {
@@ -36,7 +40,7 @@ describe('createMediaPipeline', () => {
     await expect(speech.finished).resolves.toBe('interrupted');
     const stats = pipeline.stats();
     expect(stats.frames).toBeGreaterThan(framesAtReady);
-    expect([stats.width, stats.height]).toEqual([360, 640]);
+    expect([stats.width, stats.height, stats.codec]).toEqual([540, 960, 'h264']);
     expect(stats.sendBytes).toBe(0); // nobody is watching
 
     await pipeline.close();
@@ -44,6 +48,32 @@ describe('createMediaPipeline', () => {
     expect(trackedChildPids().filter((pid) => encoders.includes(pid))).toEqual([]);
     expect(encoders.some(isAlive)).toBe(false);
     await pipeline.close(); // idempotent
+  });
+
+  it('is active as soon as its encoders run, before any media has come out of them (SRS publish.active)', async () => {
+    // An "ffmpeg" that reads its input and never sends a packet: ready never comes.
+    const dir = mkdtempSync(join(tmpdir(), 'silent-ffmpeg-'));
+    const fake = join(dir, 'ffmpeg');
+    writeFileSync(fake, '#!/bin/sh\nexec cat >/dev/null\n');
+    chmodSync(fake, 0o755);
+    const saved = process.env.FFMPEG_PATH;
+    process.env.FFMPEG_PATH = fake;
+    const p = createMediaPipeline({ roomId: 'room-publishing' });
+    let ready = false;
+    void p.ready.then(() => (ready = true), () => undefined);
+    try {
+      const deadline = Date.now() + 5000;
+      while (!p.isActive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(p.isActive()).toBe(true);
+      expect(ready).toBe(false);
+      expect(p.stats().frames).toBeGreaterThanOrEqual(0);
+    } finally {
+      if (saved === undefined) delete process.env.FFMPEG_PATH;
+      else process.env.FFMPEG_PATH = saved;
+      await p.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(p.isActive()).toBe(false);
   });
 
   it('rejects garbage offers with WhepOfferError and records them', async () => {
@@ -86,5 +116,26 @@ describe('createMediaPipeline', () => {
     } finally {
       await p.close();
     }
+  });
+});
+
+describe('the video encoder', () => {
+  const args = (profile = VIDEO_PROFILES.large, codec = videoCodec({})) =>
+    videoEncoderArgs({ port: 5000, ssrc: 1, srcWidth: 360, srcHeight: 640, profile, codec }).join(' ');
+
+  it('sends H.264 constrained baseline without B-frames and a keyframe at least every 2 s, at 540x960 25 fps ~1.2 Mbit/s by default', () => {
+    expect(videoProfile({})).toEqual({ name: 'large', width: 540, height: 960, fps: 25, kbps: 1200 });
+    const line = args();
+    for (const arg of ['-c:v libx264', '-profile:v baseline', '-bf 0', '-tune zerolatency', '-vf scale=540:960', '-b:v 1200k']) expect(line).toContain(arg);
+    const gop = Number(/-g (\d+)/.exec(line)?.[1]);
+    expect(gop).toBeGreaterThan(0);
+    expect(gop / 25).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps the small profile (360x640 at 15 fps, unscaled) and the Firefox lane\'s VP8 behind environment variables', () => {
+    expect(videoProfile({ STANDIN_VIDEO_PROFILE: 'small' })).toMatchObject({ width: 360, height: 640, fps: 15 });
+    expect(args(VIDEO_PROFILES.small)).not.toContain('scale=');
+    expect(videoCodec({ STANDIN_VIDEO_CODEC: 'vp8' })).toBe('vp8');
+    expect(args(VIDEO_PROFILES.small, 'vp8')).toContain('-c:v libvpx');
   });
 });

@@ -10,8 +10,8 @@ import { createLogger } from '../log.ts';
 import { AvatarAnimator } from './animator.ts';
 import { AVATAR_HEIGHT, AVATAR_WIDTH, avatarFrame, prerenderAvatarFrames } from './avatar.ts';
 import { stopChild } from './children.ts';
-import { AUDIO_RATE, VIDEO_FPS, audioEncoderArgs, startEncoder, videoEncoderArgs } from './encoders.ts';
-import type { MediaPipeline, SpeechHandle } from './index.ts';
+import { AUDIO_RATE, audioEncoderArgs, startEncoder, videoCodec, videoEncoderArgs, videoProfile, type VideoCodec, type VideoProfile } from './encoders.ts';
+import type { MediaPipeline, MediaStats, SpeechHandle } from './index.ts';
 import { WhepOfferError } from './offer.ts';
 import { AudioPacer } from './pacer.ts';
 import { openRtpSocket, type RtpSocket } from './rtpSocket.ts';
@@ -40,7 +40,8 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
   private audio: ChildProcessWithoutNullStreams | undefined;
   private sockets: RtpSocket[] = [];
   private videoTicker: Ticker | undefined;
-  private active = false;
+  /** Publishing has started (the encoders run), as SRS's publish.active: before any media. */
+  private publishing = false;
   private closed = false;
   private closing: Promise<void> | undefined;
   private speechGeneration = 0;
@@ -48,9 +49,17 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
   private frames = 0;
   private rate = { start: performance.now(), bytes: 0, kbps: 0 };
 
-  constructor(private readonly roomId: string) {
+  readonly profile: VideoProfile;
+  readonly codec: VideoCodec;
+
+  constructor(
+    private readonly roomId: string,
+    opts: { profile?: VideoProfile; codec?: VideoCodec } = {},
+  ) {
     super();
-    this.peers = new WhepPeers(roomId);
+    this.profile = opts.profile ?? videoProfile();
+    this.codec = opts.codec ?? videoCodec();
+    this.peers = new WhepPeers(roomId, this.codec);
     this.peers.on('peer-connected', (id: string) => this.emit('peer-connected', id));
     this.peers.on('peer-closed', (id: string) => this.emit('peer-closed', id));
     this.pacer = new AudioPacer((chunk) => this.writeAudio(chunk));
@@ -74,15 +83,16 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
       if (this.closed) throw new Error('media pipeline closed before it was ready');
       const [videoPort, audioPort] = this.sockets.map((s) => s.port);
       avatarFrame({ mouth: 0, eyesClosed: false, lift: 0 }); // the first frame is needed at once
-      this.video = startEncoder('video', videoEncoderArgs({ port: videoPort ?? 0, ssrc: ssrc.video, width: AVATAR_WIDTH, height: AVATAR_HEIGHT }), (d) => this.onEncoderExit('video', d));
+      const videoArgs = { port: videoPort ?? 0, ssrc: ssrc.video, srcWidth: AVATAR_WIDTH, srcHeight: AVATAR_HEIGHT, profile: this.profile, codec: this.codec };
+      this.video = startEncoder('video', videoEncoderArgs(videoArgs), (d) => this.onEncoderExit('video', d));
       this.audio = startEncoder('audio', audioEncoderArgs({ port: audioPort ?? 0, ssrc: ssrc.audio }), (d) => this.onEncoderExit('audio', d));
+      this.publishing = true;
       this.pacer.start();
-      this.videoTicker = startTicker(1000 / VIDEO_FPS, () => this.writeFrame());
+      this.videoTicker = startTicker(1000 / this.profile.fps, () => this.writeFrame());
       void prerenderAvatarFrames(() => this.closed);
       const timer = setTimeout(() => this.abortStart(new Error(`no RTP from the encoders within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
       await this.firstPackets.finally(() => clearTimeout(timer));
-      this.active = true;
-      log.info('media ready', { roomId: this.roomId, videoPid: this.video.pid, audioPid: this.audio.pid });
+      log.info('media ready', { roomId: this.roomId, videoPid: this.video.pid, audioPid: this.audio.pid, profile: this.profile.name, codec: this.codec });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!this.closed) log.error('media pipeline failed to start', { roomId: this.roomId, error: message });
@@ -124,17 +134,17 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
   }
 
   isActive(): boolean {
-    return this.active && !this.closed;
+    return this.publishing && !this.closed;
   }
 
-  async answerWhep(offerSdp: string): Promise<{ answerSdp: string; peerId: string }> {
+  async answerWhep(offerSdp: string, opts: { silent?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
     recordEvent('whep', 'in', { roomId: this.roomId, offerBytes: typeof offerSdp === 'string' ? Buffer.byteLength(offerSdp) : 0 });
     if (this.closed) throw new WhepOfferError(`room ${this.roomId} has no media: its pipeline is closed`);
-    return this.peers.answer(offerSdp);
+    return this.peers.answer(offerSdp, opts);
   }
 
-  closePeer(peerId: string): void {
-    this.peers.close(peerId);
+  closePeer(peerId: string): boolean {
+    return this.peers.close(peerId);
   }
 
   dropPeers(): void {
@@ -169,11 +179,11 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     this.pacer.stopSpeaking();
   }
 
-  stats(): { sendBytes: number; frames: number; kbps: number; width: number; height: number } {
+  stats(): MediaStats {
     const now = performance.now();
     const elapsed = now - this.rate.start;
     if (elapsed >= 1000) this.rate = { start: now, bytes: 0, kbps: Math.round((this.rate.bytes * 8) / elapsed) };
-    return { sendBytes: this.sendBytes, frames: this.frames, kbps: this.rate.kbps, width: AVATAR_WIDTH, height: AVATAR_HEIGHT };
+    return { sendBytes: this.sendBytes, frames: this.frames, kbps: this.rate.kbps, width: this.profile.width, height: this.profile.height, codec: this.codec };
   }
 
   close(): Promise<void> {
@@ -183,7 +193,7 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
-    this.active = false;
+    this.publishing = false;
     this.abortStart(new Error('media pipeline closed before it was ready'));
     this.speechGeneration++;
     this.videoTicker?.stop();

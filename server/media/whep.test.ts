@@ -1,12 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RTCPeerConnection } from 'werift';
+import { RTCPeerConnection, useH264, useOPUS, useVP8, type RTCRtpCodecParameters } from 'werift';
 import { listEvents } from '../events.ts';
-import { WhepOfferError, checkWhepOffer } from './offer.ts';
+import { WhepBusyError, WhepCodecError, WhepOfferError, checkWhepOffer } from './offer.ts';
 import { WhepPeers } from './whep.ts';
 
-/** A viewer made with werift itself, offering recvonly VP8 + Opus on loopback like Chromium does. */
-async function makeViewer(): Promise<{ pc: RTCPeerConnection; offer: string }> {
-  const pc = new RTCPeerConnection({ iceUseIpv4: false, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'] });
+// werift's codecs as a browser offers them: H.264 42e01f with packetization-mode=1, NACK and PLI.
+const H264 = useH264();
+const VP8 = useVP8();
+const OPUS = useOPUS();
+
+/** A viewer made with werift itself, offering recvonly H.264 and VP8 + Opus on loopback like Chromium does. */
+async function makeViewer(video: RTCRtpCodecParameters[] = [VP8, H264]): Promise<{ pc: RTCPeerConnection; offer: string }> {
+  const pc = new RTCPeerConnection({
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    codecs: { video, audio: [OPUS] },
+  });
   pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
   await pc.setLocalDescription(await pc.createOffer());
@@ -21,7 +31,7 @@ function rtpPacket(seq: number): Buffer {
   p.writeUInt16BE(seq, 2);
   p.writeUInt32BE(seq * 3000, 4);
   p.writeUInt32BE(1234, 8);
-  p[12] = 0x10; // VP8 payload descriptor: start of partition
+  p[12] = 0x41; // an H.264 NAL header: a non-IDR slice
   return p;
 }
 
@@ -32,10 +42,10 @@ describe('checkWhepOffer', () => {
     ['', /empty/],
     ['hello world', /not SDP/],
     ['v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\n', /no media sections/],
-    [[...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 98', 'a=rtpmap:98 VP9/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n'), /VP8/],
-    [[...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 VP8/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 0', 'a=rtpmap:0 PCMU/8000'].join('\r\n'), /Opus/],
-    [[...MINIMAL_OFFER.slice(0, 4), 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 VP8/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n'), /ice-ufrag/],
-    ['v=0\n' + 'a'.repeat(70_000), /larger than/],
+    [[...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 98', 'a=rtpmap:98 VP9/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n'), /H\.264/],
+    [[...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 H264/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 0', 'a=rtpmap:0 PCMU/8000'].join('\r\n'), /Opus/],
+    [[...MINIMAL_OFFER.slice(0, 4), 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 H264/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n'), /ice-ufrag/],
+    ['v=0\n' + 'a'.repeat(140_000), /larger than 131072/],
   ])('rejects %#', (sdp, message) => {
     expect(() => checkWhepOffer(sdp)).toThrow(WhepOfferError);
     expect(() => checkWhepOffer(sdp)).toThrow(message);
@@ -50,6 +60,23 @@ describe('checkWhepOffer', () => {
     expect(() => checkWhepOffer(viewer.offer)).not.toThrow();
     await viewer.pc.close();
   });
+
+  it('refuses an offer without H.264 as SRS does, with the error the route answers by closing the connection', async () => {
+    const viewer = await makeViewer([VP8]);
+    expect(() => checkWhepOffer(viewer.offer)).toThrow(WhepCodecError);
+    expect(() => checkWhepOffer(viewer.offer)).toThrow('the offer has no video section offering H.264');
+    // The Firefox lane's mode: VP8 is what is sent, so VP8 is what is needed.
+    expect(() => checkWhepOffer(viewer.offer, 'vp8')).not.toThrow();
+    await viewer.pc.close();
+  });
+
+  it('accepts an offer of 100 KB (the HTTP body may be up to 128 KB)', async () => {
+    const viewer = await makeViewer();
+    const padded = viewer.offer.replace(/\r\n$/, '') + '\r\n' + Array.from({ length: 1000 }, (_, i) => `a=x-pad-${i}:${'p'.repeat(90)}`).join('\r\n') + '\r\n';
+    expect(Buffer.byteLength(padded)).toBeGreaterThan(100_000);
+    expect(() => checkWhepOffer(padded)).not.toThrow();
+    await viewer.pc.close();
+  });
 });
 
 describe('WhepPeers', () => {
@@ -58,28 +85,43 @@ describe('WhepPeers', () => {
     for (const f of cleanup.splice(0)) await f();
   });
 
-  it('answers with loopback candidates, connects, forwards RTP and closes', async () => {
-    const peers = new WhepPeers('room-whep');
-    cleanup.push(() => peers.closeAll());
+  /** A viewer that takes the answer of `peers` and is connected. */
+  async function connectViewer(peers: WhepPeers, opts: { silent?: boolean; beforeConnect?: (viewer: RTCPeerConnection) => void } = {}) {
     const viewer = await makeViewer();
     cleanup.push(() => viewer.pc.close());
     const connected = new Promise<string>((resolve) => peers.once('peer-connected', resolve));
+    const answer = await peers.answer(viewer.offer, { silent: opts.silent ?? false });
+    opts.beforeConnect?.(viewer.pc);
+    await viewer.pc.setRemoteDescription({ type: 'answer', sdp: answer.answerSdp });
+    expect(await connected).toBe(answer.peerId);
+    return answer;
+  }
 
-    const { answerSdp, peerId } = await peers.answer(viewer.offer);
+  it('answers with loopback candidates, connects, forwards RTP and closes', async () => {
+    const peers = new WhepPeers('room-whep');
+    cleanup.push(() => peers.closeAll());
+    let received!: Promise<number>;
+    const { answerSdp, peerId } = await connectViewer(peers, {
+      beforeConnect: (pc) => {
+        received = new Promise<number>((resolve) => {
+          pc.onTrack.subscribe((track) => {
+            if (track.kind === 'video') track.onReceiveRtp.once((rtp) => resolve(rtp.payload.length));
+          });
+        });
+      },
+    });
     const candidates = answerSdp.split(/\r?\n/).filter((l) => l.startsWith('a=candidate:'));
     expect(candidates.length).toBeGreaterThan(0);
     expect(candidates.every((l) => l.includes(' 127.0.0.1 ') && l.includes(' typ host'))).toBe(true);
     expect(answerSdp).toMatch(/a=sendonly/);
-    expect(answerSdp).toMatch(/VP8\/90000/);
+    // SRS's answer: ICE-lite, H.264 constrained baseline with FU-A packetization.
+    expect(answerSdp).toMatch(/^a=ice-lite\r?$/m);
+    expect(answerSdp).toMatch(/^a=rtpmap:\d+ H264\/90000\r?$/im);
+    expect(answerSdp).toMatch(/^a=fmtp:\d+ .*packetization-mode=1/m);
+    expect(answerSdp).toMatch(/^a=fmtp:\d+ .*profile-level-id=42e01f/m);
+    expect(answerSdp).not.toMatch(/VP8/);
     expect(answerSdp).toMatch(/opus\/48000/i);
 
-    const received = new Promise<number>((resolve) => {
-      viewer.pc.onTrack.subscribe((track) => {
-        if (track.kind === 'video') track.onReceiveRtp.once((rtp) => resolve(rtp.payload.length));
-      });
-    });
-    await viewer.pc.setRemoteDescription({ type: 'answer', sdp: answerSdp });
-    expect(await connected).toBe(peerId);
     expect(listEvents().some((e) => e.channel === 'whep' && e.dir === 'out' && (e.body as { state?: string }).state === 'connected')).toBe(true);
 
     let seq = 1;
@@ -94,24 +136,72 @@ describe('WhepPeers', () => {
     expect(peers.send('video', rtpPacket(seq++))).toBe(0);
   });
 
-  it('makes room for a newcomer by closing the oldest peer when full', async () => {
-    const peers = new WhepPeers('room-full', 1);
+  it('answers exactly 4 of 50 concurrent offers and refuses the other 46 as busy', async () => {
+    const peers = new WhepPeers('room-race');
+    cleanup.push(() => peers.closeAll());
+    const viewer = await makeViewer();
+    cleanup.push(() => viewer.pc.close());
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => peers.answer(viewer.offer)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(46);
+    expect(refused.every((r) => r.reason instanceof WhepBusyError)).toBe(true);
+    expect(String(refused[0]?.reason)).toMatch(/already has 4 viewers \(counting those still connecting\)/);
+    expect(peers.count()).toBe(4);
+  });
+
+  it('never evicts a connected viewer for a newcomer, and frees the place once that viewer closes', async () => {
+    const peers = new WhepPeers('room-full', 'h264', 1);
+    cleanup.push(() => peers.closeAll());
+    const first = await connectViewer(peers);
+    const b = await makeViewer();
+    cleanup.push(() => b.pc.close());
+    let closed = 0;
+    peers.on('peer-closed', () => closed++);
+
+    await expect(peers.answer(b.offer)).rejects.toBeInstanceOf(WhepBusyError);
+    expect(closed).toBe(0);
+    expect(peers.count()).toBe(1);
+
+    expect(peers.close(first.peerId)).toBe(true);
+    expect(peers.close(first.peerId)).toBe(false);
+    await expect(peers.answer(b.offer)).resolves.toMatchObject({ peerId: expect.any(String) });
+  });
+
+  it('counts a viewer still connecting against the limit', async () => {
+    const peers = new WhepPeers('room-connecting', 'h264', 1);
     cleanup.push(() => peers.closeAll());
     const a = await makeViewer();
-    const b = await makeViewer();
-    cleanup.push(() => a.pc.close(), () => b.pc.close());
-    const first = await peers.answer(a.offer);
-    const closed = new Promise<string>((resolve) => peers.once('peer-closed', resolve));
-    const second = await peers.answer(b.offer);
-    expect(await closed).toBe(first.peerId);
-    expect(second.peerId).not.toBe(first.peerId);
-    expect(peers.count()).toBe(1);
+    cleanup.push(() => a.pc.close());
+    await peers.answer(a.offer); // never connects: the viewer does not take the answer
+    await expect(peers.answer(a.offer)).rejects.toBeInstanceOf(WhepBusyError);
+  });
+
+  it('records a viewer\'s keyframe request (PLI) as a whep event', async () => {
+    const peers = new WhepPeers('room-pli');
+    cleanup.push(() => peers.closeAll());
+    let viewer!: RTCPeerConnection;
+    const { peerId, answerSdp } = await connectViewer(peers, { beforeConnect: (pc) => (viewer = pc) });
+    const receiver = viewer.getTransceivers().find((t) => t.kind === 'video')!.receiver;
+    // The video section comes first: its ssrc is the first one.
+    const ssrc = Number(/^a=ssrc:(\d+) /m.exec(answerSdp)?.[1]);
+    const pli = () => listEvents().some((e) => e.channel === 'whep' && (e.body as { peerId?: string; rtcp?: string }).peerId === peerId && (e.body as { rtcp?: string }).rtcp === 'pli');
+    await receiver.sendRtcpPLI(ssrc);
+    await expect.poll(pli).toBe(true);
+  });
+
+  it('sends nothing to a silent peer (201 and no media)', async () => {
+    const peers = new WhepPeers('room-silent');
+    cleanup.push(() => peers.closeAll());
+    await connectViewer(peers, { silent: true });
+    expect(peers.send('video', rtpPacket(1))).toBe(0);
   });
 
   it('turns an offer werift cannot use into a WhepOfferError without keeping a peer', async () => {
     const peers = new WhepPeers('room-bad');
-    const bad = [...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 VP8/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n');
+    const bad = [...MINIMAL_OFFER, 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=rtpmap:96 H264/90000', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2'].join('\r\n');
     await expect(peers.answer(bad)).rejects.toThrow(WhepOfferError);
+    await expect(peers.answer(bad)).rejects.toThrow(/could not be answered/);
     expect(peers.count()).toBe(0);
   });
 });

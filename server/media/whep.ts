@@ -1,7 +1,8 @@
 /**
  * The WHEP side of a room: one werift RTCPeerConnection per viewer, answering with every ICE
- * candidate already in the SDP (WHEP without trickle), on loopback only. Each peer has its own
- * tracks because werift's sender rewrites the packets it is given (SSRC, sequence offsets).
+ * candidate already in the SDP (WHEP without trickle), on loopback only, ICE-lite as SRS is.
+ * Each peer has its own tracks because werift's sender rewrites the packets it is given (SSRC,
+ * sequence offsets).
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
@@ -16,8 +17,8 @@ import {
 } from 'werift';
 import { recordEvent } from '../events.ts';
 import { createLogger } from '../log.ts';
-import { AUDIO_PAYLOAD_TYPE, VIDEO_PAYLOAD_TYPE } from './encoders.ts';
-import { WhepOfferError, checkWhepOffer } from './offer.ts';
+import { AUDIO_PAYLOAD_TYPE, H264_FMTP, VIDEO_PAYLOAD_TYPE, type VideoCodec } from './encoders.ts';
+import { WhepBusyError, WhepOfferError, checkWhepOffer } from './offer.ts';
 
 const log = createLogger('media');
 
@@ -34,12 +35,23 @@ interface Peer {
   audio: MediaStreamTrack;
   connected: boolean;
   closed: boolean;
+  /** Answered but never sent media (the whep-no-media fault: SRS playing a stream nobody publishes). */
+  silent: boolean;
   timer: NodeJS.Timeout | undefined;
 }
 
-function newPeerConnection(): RTCPeerConnection {
+function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
+  const rtcpFeedback = [useNACK(), usePLI()];
+  return codec === 'vp8'
+    ? new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback })
+    : new RTCRtpCodecParameters({ mimeType: 'video/H264', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback, parameters: H264_FMTP });
+}
+
+function newPeerConnection(codec: VideoCodec): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
+    // SRS answers as an ICE-lite agent: it only answers checks, the browser controls.
+    iceLite: true,
     // Only loopback host candidates: the stand-in and the browser share the machine, and
     // offering LAN addresses would just make ICE slower and expose them.
     iceUseIpv4: false,
@@ -47,9 +59,7 @@ function newPeerConnection(): RTCPeerConnection {
     iceAdditionalHostAddresses: ['127.0.0.1'],
     iceInterfaceAddresses: { udp4: '127.0.0.1' },
     codecs: {
-      video: [
-        new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback: [useNACK(), usePLI()] }),
-      ],
+      video: [videoCodecParameters(codec)],
       audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PAYLOAD_TYPE })],
     },
     headerExtensions: { video: [useSdesMid(), useAbsSendTime()], audio: [useSdesMid()] },
@@ -74,24 +84,48 @@ function waitForGathering(pc: RTCPeerConnection): Promise<void> {
 /** Emits 'peer-connected' (peerId) and 'peer-closed' (peerId). */
 export class WhepPeers extends EventEmitter {
   private readonly peers = new Map<string, Peer>();
+  /** Offers being answered: they count against the limit from the moment they arrive. */
+  private answering = 0;
 
   constructor(
     private readonly roomId: string,
+    private readonly codec: VideoCodec = 'h264',
     private readonly maxPeers = 4,
   ) {
     super();
   }
 
-  async answer(offerSdp: string): Promise<{ answerSdp: string; peerId: string }> {
-    checkWhepOffer(offerSdp);
-    // A full room makes room for the newcomer: usually it is the same viewer reconnecting
-    // before its old connection has been declared dead.
-    for (const old of this.peers.values()) {
-      if (this.peers.size < this.maxPeers) break;
-      log.warn('peer limit reached, closing the oldest peer', { roomId: this.roomId, peerId: old.id });
-      this.close(old.id);
+  /**
+   * At most `maxPeers` at any moment, counting offers still being answered and peers still
+   * connecting, so concurrent offers cannot all slip past the check. Peers whose connection
+   * already failed or closed are reclaimed first; a live one is never evicted for a newcomer
+   * (that is usually the viewer watching): the newcomer gets WhepBusyError instead.
+   */
+  private reserve(): void {
+    if (this.peers.size + this.answering >= this.maxPeers) {
+      for (const peer of [...this.peers.values()]) {
+        if (peer.pc.connectionState === 'failed' || peer.pc.connectionState === 'closed') this.close(peer.id);
+      }
     }
-    const pc = newPeerConnection();
+    if (this.peers.size + this.answering >= this.maxPeers) {
+      log.warn('peer limit reached, refusing the offer', { roomId: this.roomId, peers: this.peers.size, answering: this.answering });
+      throw new WhepBusyError(`room ${this.roomId} already has ${this.maxPeers} viewers (counting those still connecting); end one with DELETE on its Location, or try again when one has closed`);
+    }
+    this.answering++;
+  }
+
+  async answer(offerSdp: string, opts: { silent?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
+    checkWhepOffer(offerSdp, this.codec);
+    this.reserve();
+    try {
+      return await this.negotiate(offerSdp, opts.silent ?? false);
+    } finally {
+      this.answering--;
+    }
+  }
+
+  private async negotiate(offerSdp: string, silent: boolean): Promise<{ answerSdp: string; peerId: string }> {
+    const pc = newPeerConnection(this.codec);
     const peer: Peer = {
       id: randomUUID(),
       pc,
@@ -99,11 +133,15 @@ export class WhepPeers extends EventEmitter {
       audio: new MediaStreamTrack({ kind: 'audio' }),
       connected: false,
       closed: false,
+      silent,
       timer: undefined,
     };
     try {
-      pc.addTransceiver(peer.video, { direction: 'sendonly' });
+      const video = pc.addTransceiver(peer.video, { direction: 'sendonly' });
       pc.addTransceiver(peer.audio, { direction: 'sendonly' });
+      // A viewer asking for a keyframe (a late first frame, a loss) is recorded, not obeyed: the
+      // encoder cannot be told, and it sends one every second anyway (SRS passes it to the publisher).
+      video.sender.onPictureLossIndication.subscribe(() => recordEvent('whep', 'in', { roomId: this.roomId, peerId: peer.id, rtcp: 'pli' }));
       await pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
       await pc.setLocalDescription(await pc.createAnswer());
       await waitForGathering(pc);
@@ -155,7 +193,7 @@ export class WhepPeers extends EventEmitter {
   send(kind: 'video' | 'audio', packet: Buffer): number {
     let sent = 0;
     for (const peer of this.peers.values()) {
-      if (!peer.connected) continue;
+      if (!peer.connected || peer.silent) continue;
       try {
         peer[kind].writeRtp(packet);
         sent++;
@@ -166,9 +204,10 @@ export class WhepPeers extends EventEmitter {
     return sent;
   }
 
-  close(peerId: string): void {
+  /** False when there is no such peer (never was, or already closed). */
+  close(peerId: string): boolean {
     const peer = this.peers.get(peerId);
-    if (!peer || peer.closed) return;
+    if (!peer || peer.closed) return false;
     peer.closed = true;
     clearTimeout(peer.timer);
     this.peers.delete(peerId);
@@ -177,6 +216,7 @@ export class WhepPeers extends EventEmitter {
     recordEvent('whep', 'out', { roomId: this.roomId, peerId, state: 'closed' });
     void peer.pc.close().catch((err: unknown) => log.warn('peer close failed', { peerId, error: String(err) }));
     this.emit('peer-closed', peerId);
+    return true;
   }
 
   closeAll(): void {

@@ -95,6 +95,36 @@ function* startRoom(params: { appId: string; uid: string; deviceId: string }, ro
   }
 }
 
+/** While no video frame has arrived, the watchdog looks again this often instead of asking for a tap. */
+export const FIRST_FRAME_RECHECK_MS = 1000;
+
+/**
+ * Whether the avatar's video has brought a frame yet, from the receiver's stats. A browser
+ * lists inbound video only once packets arrive; without frames there is nothing a tap could
+ * play. When the stats cannot be read, the answer is yes: the watchdog then asks as before.
+ */
+function* videoFrameArrived() {
+  const { livePeer } = yield* services();
+  try {
+    const report = yield* call([livePeer, livePeer.getStats]);
+    if (!report) return false;
+    let frames = 0;
+    report.forEach((stat: { type?: string; kind?: string; framesReceived?: number; framesDecoded?: number }) => {
+      if (stat.type === 'inbound-rtp' && stat.kind === 'video') frames = Math.max(frames, stat.framesReceived ?? 0, stat.framesDecoded ?? 0);
+    });
+    return frames > 0;
+  } catch (error) {
+    log.warn('could not read the video stats', { error: String(error) });
+    return true;
+  }
+}
+
+/** canplay or playing, or null after `ms`. */
+function* videoStartedWithin(ms: number) {
+  const { started } = yield* race({ started: take([videoCanPlay.type, videoPlaying.type]), timeout: delay(ms) });
+  return started ?? null;
+}
+
 /**
  * The UI owns the <video> element: it calls play() and reports canplay /
  * playing / play refused. Without canplay 5 s after the stream arrived, or when
@@ -102,12 +132,20 @@ function* startRoom(params: { appId: string; uid: string; deviceId: string }, ro
  * alert because the live screen (and its own tap target) stays covered by the
  * pre-session screen until the video plays. Every way out of it leads somewhere:
  * Tap to play plays (a user gesture), OK ends the session and stops its room.
+ *
+ * No canplay because no frame has come at all (a media server that answered but sends
+ * nothing, or a first keyframe that is late) is not a case for a tap: the photo stays, the
+ * browser keeps asking the sender for a keyframe (PLI), and the session's start limit ends a
+ * session whose video never comes, silently, as the specification's start timeout does.
  */
 function* waitForVideo() {
-  const { started } = yield* race({
-    started: take([videoCanPlay.type, videoPlaying.type]),
-    watchdog: delay(CANPLAY_WATCHDOG_MS),
-  });
+  let started = yield* videoStartedWithin(CANPLAY_WATCHDOG_MS);
+  let waitedForFrame = false;
+  while (!started && !(yield* videoFrameArrived())) {
+    if (!waitedForFrame) log.warn('no video frame yet at the canplay watchdog: waiting for one, not asking for a tap');
+    waitedForFrame = true;
+    started = yield* videoStartedWithin(FIRST_FRAME_RECHECK_MS);
+  }
   let asking: string | null = null;
   const ask = function* (message: NoticeMessage) {
     asking = (yield* put(alertShown(message, 'tapToPlay'))).payload.key;

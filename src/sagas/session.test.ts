@@ -288,6 +288,34 @@ describe('session', () => {
     expect(h.session().status).toBe('live');
   });
 
+  /** A session whose media connects and never brings a video frame (SRS's 201 for a stream nobody publishes). */
+  async function startWithoutFrames() {
+    h.plan.peers.splice(0, 1, 'noMedia');
+    h.dispatch(startRequested());
+    await h.flush();
+  }
+
+  it('does not ask for a tap while no video frame has arrived (201 and no media): the photo stays and the start limit ends the session silently', async () => {
+    await startWithoutFrames();
+    await h.advance(5000);
+    expect(h.state().notices.alert).toBeNull();
+    expect(h.session()).toMatchObject({ status: 'connecting', needsTapToPlay: false });
+    await h.advance(11_000);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'timeout' });
+    expect(h.state().notices.alert).toBeNull();
+    expect(h.live.stopLive).toHaveBeenCalled();
+    expectNothingLeft();
+  });
+
+  it('asks for a tap once a late first frame has come but the video still cannot play', async () => {
+    await startWithoutFrames();
+    await h.advance(6000);
+    expect(h.state().notices.alert).toBeNull();
+    h.peers[0]!.framesReceived = 3;
+    await h.advance(1000);
+    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.playFailed.id }, action: 'tapToPlay' });
+  });
+
   it('asks for a tap with an alert when autoplay is refused while connecting, saying the sound is held back (not "refresh")', async () => {
     h.dispatch(startRequested());
     await h.flush();

@@ -42,6 +42,20 @@ describe('http', () => {
     expect(answer).toEqual({ status: 201, text: 'v=0\r\n' });
   });
 
+  it('returns the Location of an answer, and sends DELETE (with keepalive when asked) bounded by the timeout', async () => {
+    const fetch = vi.fn<FetchLike>((url) =>
+      url.startsWith('/rtc/v1/whep/?app')
+        ? Promise.resolve(new Response('v=0\r\n', { status: 201, headers: { Location: '/rtc/v1/whep/?session=s' } }))
+        : ok('closed'),
+    );
+    const http = createHttp({ fetch });
+    expect(await http.postText('/rtc/v1/whep/?app=live', 'v=0', 'application/sdp')).toEqual({ status: 201, text: 'v=0\r\n', location: '/rtc/v1/whep/?session=s' });
+    expect(await http.delete('/rtc/v1/whep/?session=s', { keepalive: true })).toEqual({ status: 200, text: 'closed' });
+    expect(fetch.mock.calls[1]?.[1]).toMatchObject({ method: 'DELETE', keepalive: true, signal: expect.any(AbortSignal) });
+    const stalled: FetchLike = (_url, init) => new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    await expect(createHttp({ fetch: stalled, timeoutMs: 20 }).delete('/x')).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
   it('fails with kind "status" on a non-2xx answer', async () => {
     const error = await failure(createHttp({ fetch: () => ok('oops', 500) }).getJson('/x'));
     expect(error).toMatchObject({ kind: 'status', status: 500 });

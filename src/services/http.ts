@@ -33,11 +33,15 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the 10 s default for this request. */
   timeoutMs?: number;
+  /** Lets the request outlive the page (fetch keepalive), for a hang-up sent as the page goes. */
+  keepalive?: boolean;
 }
 
 export interface TextResponse {
   status: number;
   text: string;
+  /** The Location header, when the answer has one (a WHEP session's resource URL). */
+  location?: string;
 }
 
 export interface HttpClient {
@@ -46,6 +50,8 @@ export interface HttpClient {
   postForm(url: string, fields: Record<string, string>, options?: RequestOptions): Promise<unknown>;
   /** Sends a raw body (an SDP offer) and returns the raw answer; non-2xx statuses throw. */
   postText(url: string, body: string, contentType: string, options?: RequestOptions): Promise<TextResponse>;
+  /** DELETE of a resource (a WHEP session); non-2xx statuses throw. */
+  delete(url: string, options?: RequestOptions): Promise<TextResponse>;
 }
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -98,7 +104,7 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
     let outcome = 'network';
     let status: number | null = null;
     try {
-      const response = await doFetch(url, { ...init, signal: limit.signal });
+      const response = await doFetch(url, { ...init, signal: limit.signal, ...(opts.keepalive ? { keepalive: true } : {}) });
       status = response.status;
       const text = await response.text();
       outcome = response.ok ? 'ok' : 'status';
@@ -106,7 +112,8 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
         log.warn('HTTP error status', { url, status: response.status });
         throw new HttpError('status', `${url}: HTTP ${response.status}`, response.status);
       }
-      return { status: response.status, text };
+      const location = response.headers.get('Location');
+      return location === null ? { status: response.status, text } : { status: response.status, text, location };
     } catch (error) {
       if (error instanceof HttpError) throw error;
       if (limit.timedOut()) {
@@ -152,5 +159,6 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
       ),
     postText: (url, body, contentType, opts) =>
       send(url, { method: 'POST', body, headers: { 'Content-Type': contentType } }, opts),
+    delete: (url, opts) => send(url, { method: 'DELETE' }, opts),
   };
 }

@@ -22,6 +22,6 @@ describe('isRoomStreamActive', () => {
     const getJson = vi.fn(() => Promise.resolve({ code: 0, streams: [stream('r', true)] }));
     const service = createStreamsService({ getJson } as unknown as HttpClient);
     await expect(service.isStreamActive({ srsLink: 'http://h', roomId: 'r' })).resolves.toBe(true);
-    expect(getJson).toHaveBeenCalledWith('http://h/api/v1/streams?count=100', { signal: undefined });
+    expect(getJson).toHaveBeenCalledWith('http://h/api/v1/streams/?count=100', { signal: undefined });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * GET {srsLink}/api/v1/streams?count=100 (the SRS HTTP API): is the room's stream
- * being published yet? Only `code`, and each stream's `name` and `publish.active`,
+ * GET {srsLink}/api/v1/streams/?count=100 (the SRS HTTP API): is the room's stream being
+ * published yet? With the slash: SRS registers that path and answers the bare one with a 302,
+ * which doubled every poll and, behind a proxy with a path prefix, redirected to the wrong place. Only `code`, and each stream's `name` and `publish.active`,
  * are read; the rest of the SRS shape is not relied on.
  */
 import { isObject, numberField } from './guards.ts';
@@ -24,7 +25,7 @@ export function isRoomStreamActive(body: unknown, roomId: string): boolean {
 export function createStreamsService(http: HttpClient): StreamsService {
   return {
     async isStreamActive({ srsLink, roomId }, signal) {
-      const body = await http.getJson(`${srsLink}/api/v1/streams?count=100`, { signal });
+      const body = await http.getJson(`${srsLink}/api/v1/streams/?count=100`, { signal });
       return isRoomStreamActive(body, roomId);
     },
   };

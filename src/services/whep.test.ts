@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HttpClient, TextResponse } from './http.ts';
+import { HttpError, type HttpClient, type TextResponse } from './http.ts';
 import { createWhepService, whepUrl, type PeerEvent } from './whep.ts';
 
 /** Just enough of RTCPeerConnection for the WHEP flow. */
@@ -62,15 +62,16 @@ class FakeMediaStream {
   }
 }
 
-function setup(answer: () => Promise<TextResponse>) {
+function setup(answer: () => Promise<TextResponse>, hangUp: () => Promise<TextResponse> = () => Promise.resolve({ status: 200, text: 'closed' })) {
   const postText = vi.fn(answer);
+  const deleteFn = vi.fn((_url: string, _opts?: unknown) => hangUp());
   const service = createWhepService({
-    http: { postText } as unknown as HttpClient,
+    http: { postText, delete: deleteFn } as unknown as HttpClient,
     iceServers: [{ urls: 'turn:turn.example:3478', username: 'u', credential: 'c' }],
     createPeer: (config) => new FakePeerConnection(config) as unknown as RTCPeerConnection,
     iceGatheringTimeoutMs: 1000,
   });
-  return { service, postText };
+  return { service, postText, deleteFn };
 }
 
 beforeEach(() => {
@@ -106,6 +107,47 @@ describe('whep', () => {
     });
     expect(pc?.remoteDescription).toEqual({ type: 'answer', sdp: 'v=0 answer' });
     expect(connection.connectionState()).toBe('new');
+  });
+
+  describe('hanging up (DELETE of the Location, RFC 9725)', () => {
+    const LOCATION = '/rtc/v1/whep/?action=delete&token=t1&app=live&stream=r-1&session=s1';
+    const answered = () => Promise.resolve({ status: 201, text: 'v=0 answer', location: LOCATION });
+
+    it('sends DELETE to the answer\'s Location, resolved against the media server, once, when the connection closes', async () => {
+      const { service, deleteFn } = setup(answered);
+      const connection = await service.connect({ srsLink: 'http://h:1985', roomId: 'r-1' }, new AbortController().signal);
+      expect(deleteFn).not.toHaveBeenCalled();
+      connection.close();
+      connection.close();
+      expect(deleteFn).toHaveBeenCalledTimes(1);
+      expect(deleteFn).toHaveBeenCalledWith(`http://h:1985${LOCATION}`, { keepalive: true });
+      expect(FakePeerConnection.last?.closed).toBe(true);
+    });
+
+    it('never holds up the ending: close() returns while the DELETE hangs, and a failed DELETE is only logged', async () => {
+      const never = new Promise<TextResponse>(() => {});
+      const { service, deleteFn } = setup(answered, () => never);
+      const connection = await service.connect({ srsLink: 'http://h', roomId: 'r-1' }, new AbortController().signal);
+      expect(connection.close()).toBeUndefined();
+      expect(deleteFn).toHaveBeenCalledTimes(1);
+      const failing = setup(answered, () => Promise.reject(new HttpError('network', 'gone')));
+      const second = await failing.service.connect({ srsLink: 'http://h', roomId: 'r-1' }, new AbortController().signal);
+      expect(() => second.close()).not.toThrow();
+      await Promise.resolve();
+    });
+
+    it('hangs up the session of an answer it could not use', async () => {
+      const { service, deleteFn } = setup(() => Promise.resolve({ status: 201, text: 'not sdp', location: LOCATION }));
+      await expect(service.connect({ srsLink: 'http://h', roomId: 'r-1' }, new AbortController().signal)).rejects.toThrow(/answer rejected/);
+      expect(deleteFn).toHaveBeenCalledWith(`http://h${LOCATION}`, { keepalive: true });
+    });
+
+    it('sends no DELETE when the media server closed the connection without an answer (SRS refusing the offer)', async () => {
+      const { service, deleteFn } = setup(() => Promise.reject(new HttpError('network', 'http://h/rtc/v1/whep/: TypeError: Failed to fetch')));
+      await expect(service.connect({ srsLink: 'http://h', roomId: 'r-1' }, new AbortController().signal)).rejects.toMatchObject({ kind: 'network' });
+      expect(FakePeerConnection.last?.closed).toBe(true);
+      expect(deleteFn).not.toHaveBeenCalled();
+    });
   });
 
   it('replays the events raised before the first subscriber', async () => {

@@ -27,6 +27,11 @@ export type PeerEvent =
 export interface WhepConnection {
   /** The avatar's remote video and audio tracks. */
   readonly stream: MediaStream;
+  /**
+   * Closes the peer connection and, once the media server has answered (201 with a Location),
+   * hangs up there too (DELETE, RFC 9725): SRS then frees the session at once instead of after
+   * its 30 s timeout. The DELETE is not waited for; the HTTP timeout bounds it.
+   */
   connectionState(): RTCPeerConnectionState;
   /** Events raised before the first subscriber are replayed to it, so nothing is lost after connect() resolves. */
   subscribe(listener: (event: PeerEvent) => void): () => void;
@@ -70,6 +75,15 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
     return await Promise.race([promise, aborted]);
   } finally {
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** SRS's Location is a path; it is relative to the WHEP URL (itself possibly relative to the page). */
+function resolveUrl(location: string, base: string): string {
+  try {
+    return new URL(location, new URL(base, globalThis.location?.href)).href;
+  } catch {
+    return location;
   }
 }
 
@@ -120,8 +134,14 @@ function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeo
   });
 }
 
-function wrapConnection(pc: RTCPeerConnection): WhepConnection {
+/** Where a connection's DELETE goes, known from the 201 answer on. */
+interface Resource {
+  url: string | null;
+}
+
+function wrapConnection(pc: RTCPeerConnection, hangUp: (url: string) => void): WhepConnection & { resource: Resource } {
   const stream = new MediaStream();
+  const resource: Resource = { url: null };
   const events = createReplayEmitter<PeerEvent>();
   const emit = events.emit;
   pc.addEventListener('track', (event) => {
@@ -134,6 +154,7 @@ function wrapConnection(pc: RTCPeerConnection): WhepConnection {
   });
   return {
     stream,
+    resource,
     connectionState: () => pc.connectionState,
     subscribe: events.subscribe,
     getStats: () => pc.getStats(),
@@ -141,6 +162,9 @@ function wrapConnection(pc: RTCPeerConnection): WhepConnection {
       events.clear();
       for (const track of stream.getTracks()) track.stop();
       pc.close();
+      const url = resource.url;
+      resource.url = null;
+      if (url !== null) hangUp(url);
     },
   };
 }
@@ -162,7 +186,7 @@ export function isWebRtcSupported(): boolean {
 /** A peer connection with its offer under way (or made). */
 interface Offering {
   pc: RTCPeerConnection;
-  connection: WhepConnection;
+  connection: ReturnType<typeof wrapConnection>;
   /** The gathered offer; settles once, and is awaited by whoever takes the peer. */
   offerSdp: Promise<string>;
   signal: AbortSignal;
@@ -171,10 +195,18 @@ interface Offering {
 export function createWhepService(deps: WhepDeps): WhepService {
   const createPeer = deps.createPeer ?? ((config) => new RTCPeerConnection(config));
   let prepared: Offering | null = null;
+  // Fire and forget, within the HTTP timeout, surviving the page (keepalive): nothing waits on
+  // a hang-up, and a media server that does not hear it times the session out by itself.
+  const hangUp = (url: string): void => {
+    deps.http.delete(url, { keepalive: true }).then(
+      () => log.info('WHEP session deleted'),
+      (error: unknown) => log.warn('WHEP DELETE failed', { error: String(error) }),
+    );
+  };
 
   const startOffer = (signal: AbortSignal): Offering => {
     const pc = createPeer({ iceServers: deps.iceServers, iceTransportPolicy: deps.iceTransportPolicy ?? 'all' });
-    const connection = wrapConnection(pc);
+    const connection = wrapConnection(pc, hangUp);
     const offerSdp = (async () => {
       pc.addTransceiver('video', { direction: 'recvonly' });
       pc.addTransceiver('audio', { direction: 'recvonly' });
@@ -241,6 +273,8 @@ export function createWhepService(deps: WhepDeps): WhepService {
         const offerSdp = await untilAborted(offering, signal);
         const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
         throwIfAborted(signal, 'WHEP connect aborted');
+        // From here the media server holds a session for us, which close() hangs up.
+        if (answer.location) connection.resource.url = resolveUrl(answer.location, whepUrl(srsLink, roomId));
         if (answer.status !== 201 || !answer.text.trimStart().startsWith('v=')) {
           throw new WhepError('answer', `WHEP answer rejected (HTTP ${answer.status})`);
         }

@@ -1,6 +1,7 @@
 /**
  * Real media, end to end: headless Chromium pulls the room's stream over WHEP from a tiny HTTP
- * server around the media pipeline, decodes the avatar's VP8 video and hears its Opus speech.
+ * server around the media pipeline, decodes the avatar's H.264 video (the default profile,
+ * 540x960) and hears its Opus speech.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +39,7 @@ interface PageStats {
   state: string;
   framesDecoded: number;
   frameWidth: number;
+  codec: string;
   totalAudioEnergy: number;
   audioLevel: number;
 }
@@ -45,12 +47,14 @@ interface PageStats {
 const readStats = (page: Page): Promise<PageStats> =>
   page.evaluate(async () => {
     const pc = (window as unknown as { pc: RTCPeerConnection }).pc;
-    const out = { state: pc.connectionState, framesDecoded: 0, frameWidth: 0, totalAudioEnergy: 0, audioLevel: 0 };
-    (await pc.getStats()).forEach((s: Record<string, unknown>) => {
+    const out = { state: pc.connectionState, framesDecoded: 0, frameWidth: 0, codec: '', totalAudioEnergy: 0, audioLevel: 0 };
+    const report = await pc.getStats();
+    report.forEach((s: Record<string, unknown>) => {
       if (s.type !== 'inbound-rtp') return;
       if (s.kind === 'video') {
         out.framesDecoded = Number(s.framesDecoded ?? 0);
         out.frameWidth = Number(s.frameWidth ?? 0);
+        out.codec = String((report as unknown as Map<string, { mimeType?: string }>).get(String(s.codecId))?.mimeType ?? '');
       } else if (s.kind === 'audio') {
         out.totalAudioEnergy = Number(s.totalAudioEnergy ?? 0);
         out.audioLevel = Number(s.audioLevel ?? 0);
@@ -151,7 +155,8 @@ describe('WHEP playback in headless Chromium', () => {
     const first = await waitFor(() => readStats(page), (s) => s.framesDecoded > 0, 10_000);
     expect(first.state).toBe('connected');
     expect(first.framesDecoded).toBeGreaterThan(0);
-    expect(first.frameWidth).toBe(360);
+    expect(first.frameWidth).toBe(540);
+    expect(first.codec).toBe('video/H264');
     const idleMouth = await waitFor(() => mouthDarkness(page), (d) => d >= 0, 5000);
     expect(idleMouth).toBeGreaterThanOrEqual(0);
 

@@ -24,14 +24,13 @@ import {
   clearEvents,
   events,
   httpIn,
-  httpOut,
   roomIds,
   setFaults,
   signalingFrames,
   startedRooms,
   stoppedRooms,
+  whepOfferStatuses,
   type Fault,
-  type StandinEvent,
 } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
@@ -56,6 +55,14 @@ async function expectAlertThenPreSession(page: Page, message: string, lang: Lang
   await expectPreSession(page, lang);
 }
 
+/** The 15 s start limit, counted from `started`, ended the session silently: no alert, no toast. */
+async function expectSilentStartTimeout(page: Page, started: number): Promise<void> {
+  await expectPreSession(page, 'en', 25_000);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(page.getByRole('status')).toHaveCount(0);
+}
+
 /** Every room the client started was stopped, none is left, and the page holds nothing open. */
 async function expectSessionCleanedUp(page: Page, request: APIRequestContext): Promise<void> {
   const seen = await events(request);
@@ -69,8 +76,6 @@ async function expectSessionCleanedUp(page: Page, request: APIRequestContext): P
   await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
   await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
 }
-
-const whepAnswers = (seen: StandinEvent[]) => httpOut(seen, '/rtc/v1/whep/').map((e) => e.body.status);
 
 test('route-code1: the routing service\'s msg "route refused" is shown, and the session does not start', async ({ page, request }) => {
   await openWithFault(page, request, 'route-code1');
@@ -103,12 +108,7 @@ test('start-live-slow: the 15 s start timeout ends the session silently', async 
   const started = Date.now();
   await startButton(page).click();
   await expect(startButton(page)).toHaveCount(0);
-  await expectPreSession(page, 'en', 25_000);
-  const elapsed = Date.now() - started;
-  expect(elapsed).toBeGreaterThanOrEqual(14_500);
-  // Silently: no alert, no toast.
-  await expect(alertBox(page)).toHaveCount(0);
-  await expect(page.getByRole('status')).toHaveCount(0);
+  await expectSilentStartTimeout(page, started);
   const seen = await events(request);
   expect(httpIn(seen, '/start_live')).toHaveLength(1);
   expect(startedRooms(seen)).toEqual([]);
@@ -120,14 +120,13 @@ test('stream-never-active: the 15 s start timeout ends the session silently and 
   const started = Date.now();
   await startButton(page).click();
   await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
-  await expectPreSession(page, 'en', 25_000);
-  expect(Date.now() - started).toBeGreaterThanOrEqual(14_500);
-  await expect(alertBox(page)).toHaveCount(0);
-  await expect(page.getByRole('status')).toHaveCount(0);
+  await expectSilentStartTimeout(page, started);
   const seen = await events(request);
   expect(startedRooms(seen)).toHaveLength(1);
   // The stream was polled again and again (every 400 ms after each answer) and never reached WHEP.
   expect(httpIn(seen, '/api/v1/streams').length).toBeGreaterThan(1);
+  // Always the slashed path SRS registers: the bare one costs a 302 per poll.
+  expect(httpIn(seen, '/api/v1/streams?')).toEqual([]);
   expect(httpIn(seen, '/rtc/v1/whep/')).toEqual([]);
   await expectSessionCleanedUp(page, request);
 });
@@ -187,7 +186,7 @@ test('signaling-quit: the server\'s quit text is shown, then the session ends', 
 test('media-drop: a new WHEP connection replaces the dropped one and the avatar keeps playing', async ({ page, request }) => {
   await openWithFault(page, request, 'media-drop');
   await startAndWaitLive(page);
-  await expect.poll(async () => whepAnswers(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
+  await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
   await expect
     .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, {
       timeout: FAULT_REACTION_MS,
@@ -206,10 +205,35 @@ for (const lang of ['zh', 'en'] as const) {
     await startAndWaitLive(page, lang);
     await expectAlertThenPreSession(page, text(lang, 'error.reconnectFailed'), lang);
     // The first connection, then three refused attempts (spec: max 3, 2 s apart).
-    expect(whepAnswers(await events(request))).toEqual([201, 503, 503, 503]);
+    expect(whepOfferStatuses(await events(request))).toEqual([201, 503, 503, 503]);
     await expectSessionCleanedUp(page, request);
   });
 }
+
+// SRS refuses an offer (one without H.264, say) by closing the connection unanswered.
+test('whep-refuse: a WHEP offer whose connection closes without an answer is the ICE error, and the session ends', async ({ page, request }) => {
+  await openWithFault(page, request, 'whep-refuse', 'zh');
+  await startButton(page, 'zh').click();
+  await expectAlertThenPreSession(page, text('zh', 'error.iceError'), 'zh');
+  const seen = await events(request);
+  // Chromium itself sends a POST again (a few times, within milliseconds) when its connection
+  // closes unanswered: none of them got an answer.
+  expect(httpIn(seen, '/rtc/v1/whep/').length).toBeGreaterThanOrEqual(1);
+  expect(whepOfferStatuses(seen)).toEqual([]);
+  await expectSessionCleanedUp(page, request);
+});
+
+// SRS answers an offer for a stream nobody publishes with 201, and then sends nothing.
+test('whep-no-media: with 201 and no media the photo stays, nobody is asked to tap to play, and the start limit ends the session silently', async ({ page, request }) => {
+  await openWithFault(page, request, 'whep-no-media');
+  const started = Date.now();
+  await startButton(page).click();
+  await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201]);
+  await expectSilentStartTimeout(page, started);
+  await expect(page.getByRole('button', { name: 'Tap to play' })).toHaveCount(0);
+  expect((await events(request)).some((e) => e.channel === 'whep' && e.body.state === 'connected')).toBe(true);
+  await expectSessionCleanedUp(page, request);
+});
 
 test('after a fault the next session starts normally', async ({ page, request }) => {
   await openWithFault(page, request, 'route-error');

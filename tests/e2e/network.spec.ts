@@ -7,7 +7,7 @@
  */
 import { chromium, devices, expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS } from '../../playwright.config.ts';
-import { createImpairedLink, impairmentUnavailable, type ImpairedLink } from '../support/impairedLink.ts';
+import { createImpairedLink, impairmentUnavailable, TBF_BURST_BYTES, type ImpairedLink } from '../support/impairedLink.ts';
 import { startStandin, type RunningStandin } from '../support/standin.ts';
 import { startTurnRelay, type TurnRelay } from '../../server/turn.ts';
 import { alertBox, endButton, expectLive, expectPreSession, startButton, text, videoAdvances } from './support/app.ts';
@@ -224,9 +224,12 @@ test('a 300 kbit/s bottleneck: the panel\'s downstream stays under it and the le
   await samples(page, 1);
   const shown = await samples(page, 3);
   console.log(`300 kbit/s bottleneck, panel samples: ${shown.map((s) => `${s.Downstream} / ${s['Packet loss']} / ${s.RTT} / ${s.Quality}`).join(' | ')}`);
+  // A stream larger than the link (the avatar's 1.2 Mbit/s) keeps it saturated, so a sample may
+  // also hold the token bucket's burst on top of the rate.
+  const ceiling = 300 + (TBF_BURST_BYTES * 8) / SAMPLE_MS;
   for (const sample of shown) {
     const down = figure(sample.Downstream)!;
-    expect(down, JSON.stringify(sample)).toBeLessThan(300);
+    expect(down, JSON.stringify(sample)).toBeLessThan(ceiling);
     expect(sample.Quality, JSON.stringify(sample)).toBe(specLevel(down, figure(sample['Packet loss']), figure(sample.RTT)));
   }
   await expect(endButton(page)).toBeEnabled();

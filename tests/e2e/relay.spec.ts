@@ -9,7 +9,7 @@ import { alertBox, expectLive, expectPreSession, LIVE_TIMEOUT_MS, startButton, t
 import { audioPeak, startAudioMeter } from './support/audio.ts';
 import { liveCounts } from './support/counters.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
-import { clearEvents, events, httpOut, roomIds, setFaults, startedRooms, stoppedRooms } from './support/standin.ts';
+import { clearEvents, events, httpOut, roomIds, setFaults, startedRooms, stoppedRooms, whepOfferStatuses } from './support/standin.ts';
 
 test.beforeEach(beforeSessionTest);
 test.afterEach(afterSessionTest);
@@ -85,7 +85,7 @@ test('?relay=1 with media-drop: the new WHEP connection is relayed too, and the 
   await startButton(page).click();
   await expectLive(page);
   await expect
-    .poll(async () => httpOut(await events(request), '/rtc/v1/whep/').map((e) => e.body.status), { timeout: FAULT_REACTION_MS })
+    .poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS })
     .toEqual([201, 201]);
   await expect.poll(async () => (await liveCounts(page)).pcCreated, { timeout: FAULT_REACTION_MS }).toBe(2);
   await expect.poll(async () => (await routes(page))[1]?.state, { timeout: FAULT_REACTION_MS }).toBe('connected');

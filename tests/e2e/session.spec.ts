@@ -39,6 +39,7 @@ import {
   signalingFrames,
   startedRooms,
   stoppedRooms,
+  whepDeletes,
   type StandinEvent,
 } from './support/standin.ts';
 
@@ -115,6 +116,8 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   const after = await events(request);
   expect(signalingFrames(after, 'in').map((f) => f.type)).toContain('close_webrtc');
   expect(stoppedRooms(after)).toEqual([roomId]);
+  // The WHEP session is hung up too (DELETE of its Location), as SRS wants it (RFC 9725).
+  await expect.poll(async () => whepDeletes(await events(request)).map((d) => d.roomId)).toEqual([roomId]);
   await expectNothingLeft(page, request);
 });
 

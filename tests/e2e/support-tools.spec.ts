@@ -168,7 +168,9 @@ test('media-drop: the downloaded log replays exactly, and the viewer and the CLI
     expect(live.account.info?.asr?.appKey).toBeTruthy();
     expect(text).not.toContain(live.account.info?.asr?.appKey ?? '');
     // Both WHEP requests are in the log, with the answer the stand-in gave.
-    const wheps = file.entries.filter((e) => e.kind === 'request' && String((e.data as { url?: unknown }).url).includes('/rtc/v1/whep/'));
+    const wheps = file.entries.filter(
+      (e) => e.kind === 'request' && (e.data as { method?: unknown }).method === 'POST' && String((e.data as { url?: unknown }).url).includes('/rtc/v1/whep/'),
+    );
     expect(wheps.map((e) => (e.kind === 'request' ? (e.data as { status?: unknown }).status : null))).toEqual([201, 201]);
   });
 

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RTCPeerConnection } from 'werift';
+import { RTCPeerConnection, useH264, useOPUS } from 'werift';
 import { createStandin, type Standin } from '../../server/app.ts';
 import { isCommand, SignalingClient, type Frame } from '../../server/http/testkit.ts';
 
@@ -59,7 +59,7 @@ describe('a whole session against the stand-in', () => {
     // Poll like the client: every 400 ms until the room's stream publishes.
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const streams = (await (await fetch(`${route.srsLink}/api/v1/streams?count=100`)).json()) as { streams: { name: string; publish: { active: boolean } }[] };
+      const streams = (await (await fetch(`${route.srsLink}/api/v1/streams/?count=100`)).json()) as { streams: { name: string; publish: { active: boolean } }[] };
       if (streams.streams.find((s) => s.name === roomId)?.publish.active) break;
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 400));
@@ -70,7 +70,13 @@ describe('a whole session against the stand-in', () => {
     signaling.send({ type: 'offer_2', room_id: roomId, app_id: 'standin-demo', deviceId: 'H5integration' });
     await signaling.next(isCommand('asr_ready'));
 
-    const pc = new RTCPeerConnection({ iceUseIpv4: false, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'] });
+    // H.264, as a browser offers it: the stand-in, like SRS, refuses an offer without it.
+    const pc = new RTCPeerConnection({
+      iceUseIpv4: false,
+      iceUseIpv6: false,
+      iceAdditionalHostAddresses: ['127.0.0.1'],
+      codecs: { video: [useH264()], audio: [useOPUS()] },
+    });
     cleanup.push(() => pc.close());
     pc.addTransceiver('video', { direction: 'recvonly' });
     pc.addTransceiver('audio', { direction: 'recvonly' });

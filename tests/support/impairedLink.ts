@@ -73,6 +73,8 @@ export function impairmentUnavailable(): string | null {
 }
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The bottleneck's token bucket: a full one passes this much above the rate at once. */
+export const TBF_BURST_BYTES = 15_000;
 
 export async function createImpairedLink(): Promise<ImpairedLink> {
   const why = impairmentUnavailable();
@@ -164,7 +166,7 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
     }
     if (current.rateKbit > 0) {
       // A bucket of ~10 full-size packets, and at most 300 ms of queue: a phone's bottleneck, not an infinite buffer.
-      sh('tc', ['qdisc', 'add', 'dev', hostIf, 'root', 'tbf', 'rate', `${current.rateKbit}kbit`, 'burst', '15000', 'latency', '300ms']);
+      sh('tc', ['qdisc', 'add', 'dev', hostIf, 'root', 'tbf', 'rate', `${current.rateKbit}kbit`, 'burst', String(TBF_BURST_BYTES), 'latency', '300ms']);
     }
   };
 

@@ -15,11 +15,16 @@ export interface SharedServices {
   stop(): Promise<void>;
 }
 
-export async function startSharedServices(): Promise<SharedServices> {
+/**
+ * The test lanes run many sessions on a small machine: their stand-in streams the small video
+ * profile (360x640 at 15 fps) instead of the default 540x960 at 25 fps, and `env` adds what a
+ * lane needs (the Firefox lane's VP8).
+ */
+export async function startSharedServices(opts: { env?: Record<string, string> } = {}): Promise<SharedServices> {
   const output = await startAudioOutput();
   process.env.PULSE_SERVER = output.server;
   try {
-    const standin = await startStandin();
+    const standin = await startStandin({ env: { STANDIN_VIDEO_PROFILE: 'small', ...opts.env } });
     return {
       pulseServer: output.server,
       sink: output.sink,

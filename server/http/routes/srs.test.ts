@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../events.ts';
 import { clearFaults, setFaults } from '../../faults.ts';
 import { applyLiveFaults } from '../../signaling/liveFaults.ts';
 import { createLogger } from '../../log.ts';
@@ -23,15 +24,35 @@ interface Stream {
 }
 
 async function streams(count = 100): Promise<{ code: number; streams: Stream[]; [key: string]: unknown }> {
-  const res = await fetch(`${t.base}/api/v1/streams?count=${count}`);
+  const res = await fetch(`${t.base}/api/v1/streams/?count=${count}`, { redirect: 'manual' });
   expect(res.status).toBe(200);
   return (await res.json()) as { code: number; streams: Stream[] };
 }
 
-const whep = (roomId: string, body: string = FAKE_OFFER, app = 'live') =>
+const whep = (roomId: string, body: string = FAKE_OFFER, app = 'live'): Promise<Response> =>
   fetch(`${t.base}/rtc/v1/whep/?app=${app}&stream=${roomId}`, { method: 'POST', headers: { 'content-type': 'application/sdp' }, body });
 
-describe('GET /api/v1/streams', () => {
+describe('GET /api/v1/streams/', () => {
+  it('answers the path without the slash with the 302 SRS gives, to the slashed path with the same query', async () => {
+    const res = await fetch(`${t.base}/api/v1/streams?count=100`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/api/v1/streams/?count=100');
+    expect(await res.text()).toBe('Redirect to /api/v1/streams/?count=100');
+  });
+
+  it('lists a stream as active as soon as publishing starts, before any media; video and audio once media flows', async () => {
+    const roomId = await startRoom(t.base);
+    const media = t.medias.get(roomId)!;
+    media.markPublishing();
+    let stream = (await streams()).streams.find((s) => s.name === roomId)!;
+    expect(stream.publish).toEqual({ active: true, cid: expect.any(String) });
+    expect([stream.video, stream.audio]).toEqual([null, null]);
+    media.markReady();
+    await new Promise((r) => setImmediate(r));
+    stream = (await streams()).streams.find((s) => s.name === roomId)!;
+    expect(stream.video).toEqual({ codec: 'H264', profile: 'Baseline', level: '3.1', width: 540, height: 960 });
+  });
+
   it('answers in SRS shape and lists a new room as not yet publishing', async () => {
     const roomId = await startRoom(t.base);
     const body = await streams();
@@ -50,7 +71,7 @@ describe('GET /api/v1/streams', () => {
     await new Promise((r) => setImmediate(r));
     const stream = (await streams()).streams.find((s) => s.name === roomId)!;
     expect(stream.publish).toEqual({ active: true, cid: expect.any(String) });
-    expect(stream.video).toEqual({ codec: 'VP8', profile: 'Other', level: 'Other', width: 360, height: 640 });
+    expect(stream.video).toEqual({ codec: 'H264', profile: 'Baseline', level: '3.1', width: 540, height: 960 });
     expect(stream.audio).toEqual({ codec: 'Opus', sample_rate: 48000, channel: 2, profile: 'Other' });
     expect(stream).toMatchObject({ frames: 42, send_bytes: 123_456, kbps: { recv_30s: 0, send_30s: 480 } });
   });
@@ -84,10 +105,10 @@ describe('WHEP', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toBe('application/sdp');
     expect(await res.text()).toContain('fake-answer peer-1');
-    expect(res.headers.get('location')).toBe(`/rtc/v1/whep/?app=live&stream=${roomId}&session=peer-1`);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^/rtc/v1/whep/\\?action=delete&token=[0-9a-f]{16}&app=live&stream=${roomId}&session=peer-1$`));
   });
 
-  it('closes the peer on DELETE of the Location', async () => {
+  it('closes the peer at once on DELETE of the Location and records it as a whep event; a second DELETE is 404', async () => {
     const roomId = await startRoom(t.base);
     const media = t.medias.get(roomId)!;
     const location = (await whep(roomId)).headers.get('location')!;
@@ -96,6 +117,50 @@ describe('WHEP', () => {
     const res = await fetch(t.base + location, { method: 'DELETE' });
     expect(res.status).toBe(200);
     expect(media.peerCount()).toBe(0);
+    const deletes = listEvents().filter((e) => e.channel === 'whep' && (e.body as { method?: string }).method === 'DELETE');
+    expect(deletes.at(-1)?.body).toEqual({ roomId, peerId: 'peer-1', method: 'DELETE' });
+    const again = await fetch(t.base + location, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expect(await again.text()).toBe('no such session: peer-1');
+  });
+
+  it('answers DELETE of an unknown session 404, and one without its token or with a wrong token 400/403', async () => {
+    const roomId = await startRoom(t.base);
+    const location = (await whep(roomId)).headers.get('location')!;
+    const forged = location.replace(/session=[^&]+/, 'session=peer-99');
+    expect((await fetch(t.base + forged, { method: 'DELETE' })).status).toBe(403);
+    expect((await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}&session=peer-1`, { method: 'DELETE' })).status).toBe(400);
+    expect(t.medias.get(roomId)!.peerCount()).toBe(1);
+  });
+
+  it('closes the connection without an HTTP answer for an offer without H.264, as SRS does', async () => {
+    const roomId = await startRoom(t.base);
+    const vp8Only = FAKE_OFFER.replace('H264/90000', 'VP8/90000');
+    await expect(whep(roomId, vp8Only)).rejects.toThrow(TypeError);
+    expect(t.medias.get(roomId)!.peerCount()).toBe(0);
+  });
+
+  it('under whep-refuse closes the connection of every offer without an HTTP answer', async () => {
+    setFaults(['whep-refuse']);
+    const roomId = await startRoom(t.base);
+    await expect(whep(roomId)).rejects.toThrow(TypeError);
+  });
+
+  it('under whep-no-media answers 201 with an answer but the peer gets no media', async () => {
+    setFaults(['whep-no-media']);
+    const roomId = await startRoom(t.base);
+    const res = await whep(roomId);
+    expect(res.status).toBe(201);
+    expect(t.medias.get(roomId)!.silentPeers).toEqual(['peer-1']);
+  });
+
+  it('takes an offer up to 128 KB and answers a larger one 413', async () => {
+    const roomId = await startRoom(t.base);
+    const pad = (bytes: number) => FAKE_OFFER + 'a=x-pad:' + 'p'.repeat(bytes - FAKE_OFFER.length - 10) + '\r\n';
+    expect((await whep(roomId, pad(100 * 1024))).status).toBe(201);
+    const big = await whep(roomId, pad(129 * 1024));
+    expect(big.status).toBe(413);
+    expect(await big.text()).toMatch(/too large/);
   });
 
   it('answers an unknown stream with 404 and an unknown app with 404', async () => {

@@ -1,13 +1,15 @@
 /**
- * The media server (spec section 7), imitating SRS 5: GET /api/v1/streams in
- * SRS's own shape, and WHEP playback (POST an SDP offer, 201 with the answer;
- * DELETE the Location to hang up).
+ * The media server (spec section 7), imitating SRS 5 from its source: GET /api/v1/streams/ in
+ * SRS's own shape (the path without the slash answers 302 to it, as SRS's HTTP mux does), and
+ * WHEP playback (POST an SDP offer, 201 with the answer and a Location; DELETE the Location to
+ * hang up, which frees the session at once).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { recordEvent } from '../../events.ts';
 import { hasFault } from '../../faults.ts';
 import type { Logger } from '../../log.ts';
 import type { Room, RoomRegistry } from '../../rooms.ts';
-import type { HttpReply, Route } from '../router.ts';
+import type { HttpReply, Route, RouteContext } from '../router.ts';
 
 export interface SrsDeps {
   rooms: RoomRegistry;
@@ -18,16 +20,43 @@ const SERVER_ID = `vid-${randomBytes(4).toString('hex')}`;
 const SERVICE_ID = randomBytes(4).toString('hex');
 const VHOST_ID = `vid-${randomBytes(4).toString('hex')}`;
 const WHEP_PATH = '/rtc/v1/whep/';
+const STREAMS_PATH = '/api/v1/streams/';
+/** Signs the session of a Location, as SRS's token does: only who got the answer can end it. */
+const TOKEN_KEY = randomBytes(16);
 
-/** publish.active: media really flowing, unless the stream-never-active fault holds it down. */
+function sessionToken(session: string): string {
+  return createHmac('sha256', TOKEN_KEY).update(session).digest('hex').slice(0, 16);
+}
+
+function tokenMatches(session: string, token: string): boolean {
+  const expected = Buffer.from(sessionToken(session));
+  const given = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * publish.active: as in SRS, true as soon as publishing has started, before the first media
+ * (so WHEP may connect before the first keyframe), unless the stream-never-active fault holds
+ * it down.
+ */
 export function streamActive(room: Room): boolean {
-  return room.mediaReady && room.media.isActive() && !hasFault('stream-never-active');
+  return room.media.isActive() && !hasFault('stream-never-active');
+}
+
+/** SRS dumps video/audio once it has seen their codec, that is after the first media. */
+function codecs(room: Room, stats: { width: number; height: number; codec: 'h264' | 'vp8' }): Pick<Record<string, unknown>, 'video' | 'audio'> {
+  if (!room.mediaReady) return { video: null, audio: null };
+  const video =
+    stats.codec === 'h264'
+      ? { codec: 'H264', profile: 'Baseline', level: '3.1', width: stats.width, height: stats.height }
+      : { codec: 'VP8', profile: 'Other', level: 'Other', width: stats.width, height: stats.height };
+  return { video, audio: { codec: 'Opus', sample_rate: 48000, channel: 2, profile: 'Other' } };
 }
 
 /** One stream as SRS 5 dumps it (SrsStatisticStream::dumps); video/audio are null until publishing. */
 export function srsStream(room: Room, host: string): Record<string, unknown> {
   const active = streamActive(room);
-  let stats = { sendBytes: 0, frames: 0, kbps: 0, width: 0, height: 0 };
+  let stats = { sendBytes: 0, frames: 0, kbps: 0, width: 0, height: 0, codec: 'h264' as 'h264' | 'vp8' };
   try {
     stats = room.media.stats();
   } catch {
@@ -49,16 +78,21 @@ export function srsStream(room: Room, host: string): Record<string, unknown> {
     recv_bytes: 0,
     kbps: { recv_30s: 0, send_30s: Math.round(stats.kbps) },
     publish: active ? { active: true, cid: `cid-${short}` } : { active: false },
-    video: active ? { codec: 'VP8', profile: 'Other', level: 'Other', width: stats.width, height: stats.height } : null,
-    audio: active ? { codec: 'Opus', sample_rate: 48000, channel: 2, profile: 'Other' } : null,
+    ...(active ? codecs(room, stats) : { video: null, audio: null }),
   };
 }
 
 const text = (status: number, body: string): HttpReply => ({ status, text: body });
 
-/** werift's offer errors are the media module's WhepOfferError; matched by name to stay decoupled. */
-function isOfferError(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'WhepOfferError' || err.constructor.name === 'WhepOfferError');
+/** The media module's errors, matched by name to stay decoupled from it. */
+function errorNamed(err: unknown, ...names: string[]): boolean {
+  return err instanceof Error && names.includes(err.name);
+}
+
+/** What SRS does with an offer it refuses: it closes the connection and sends no HTTP answer. */
+function closeWithoutAnswer(req: RouteContext['req']): null {
+  req.socket.destroy();
+  return null;
 }
 
 function whepRoom(url: URL, rooms: RoomRegistry): Room | HttpReply {
@@ -74,10 +108,15 @@ export function srsRoutes(deps: SrsDeps): Route[] {
   return [
     {
       method: 'GET',
-      path: '/api/v1/streams',
+      path: STREAMS_PATH,
       record: true,
       cors: true,
       handle({ url, origin }) {
+        // SRS registers the slashed pattern; its mux answers the bare path with a redirect.
+        if (!url.pathname.endsWith('/')) {
+          const location = STREAMS_PATH + url.search;
+          return { status: 302, text: `Redirect to ${location}`, headers: { Location: location } };
+        }
         const count = Math.min(1000, Math.max(1, Number.parseInt(url.searchParams.get('count') ?? '10', 10) || 10));
         const host = new URL(origin.http).host;
         const streams = rooms
@@ -94,15 +133,21 @@ export function srsRoutes(deps: SrsDeps): Route[] {
       record: true,
       cors: true,
       textErrors: true,
-      async handle({ url, body, signal }) {
+      async handle({ req, url, body, signal }) {
+        if (hasFault('whep-refuse')) return closeWithoutAnswer(req);
         const room = whepRoom(url, rooms);
         if (!('media' in room)) return room;
         if (room.mediaDown && hasFault('media-down')) return text(503, 'media server unavailable (fault media-down)');
         let answer: { answerSdp: string; peerId: string };
         try {
-          answer = await room.media.answerWhep(body as string);
+          answer = await room.media.answerWhep(body as string, { silent: hasFault('whep-no-media') });
         } catch (err) {
-          if (isOfferError(err)) return text(400, `bad SDP offer: ${(err as Error).message}`);
+          if (errorNamed(err, 'WhepCodecError')) {
+            log.warn('WHEP offer refused, closing the connection as SRS does', { roomId: room.id, reason: (err as Error).message });
+            return closeWithoutAnswer(req);
+          }
+          if (errorNamed(err, 'WhepBusyError')) return text(503, (err as Error).message);
+          if (errorNamed(err, 'WhepOfferError')) return text(400, `bad SDP offer: ${(err as Error).message}`);
           log.error('WHEP answer failed', { roomId: room.id, error: String(err) });
           return text(503, `could not answer the offer: ${(err as Error).message}`);
         }
@@ -111,7 +156,8 @@ export function srsRoutes(deps: SrsDeps): Route[] {
           room.media.closePeer(answer.peerId);
           return null;
         }
-        const location = `${WHEP_PATH}?app=live&stream=${encodeURIComponent(room.id)}&session=${encodeURIComponent(answer.peerId)}`;
+        const session = encodeURIComponent(answer.peerId);
+        const location = `${WHEP_PATH}?action=delete&token=${sessionToken(answer.peerId)}&app=live&stream=${encodeURIComponent(room.id)}&session=${session}`;
         return { status: 201, text: answer.answerSdp, contentType: 'application/sdp', headers: { Location: location } };
       },
     },
@@ -122,12 +168,16 @@ export function srsRoutes(deps: SrsDeps): Route[] {
       cors: true,
       textErrors: true,
       handle({ url }) {
+        const session = url.searchParams.get('session');
+        const token = url.searchParams.get('token');
+        // Recorded before anything can refuse it: a hang-up that comes after stop_live closed
+        // the room is still the client doing its part.
+        recordEvent('whep', 'in', { roomId: url.searchParams.get('stream'), peerId: session, method: 'DELETE' });
+        if (!session || !token) return text(400, 'session and token required: DELETE the Location of the 201 answer');
+        if (!tokenMatches(session, token)) return text(403, `token does not match session ${session}`);
         const room = whepRoom(url, rooms);
         if (!('media' in room)) return room;
-        const session = url.searchParams.get('session');
-        if (!session) return text(400, 'session required');
-        room.media.closePeer(session);
-        return text(200, 'closed');
+        return room.media.closePeer(session) ? text(200, 'closed') : text(404, `no such session: ${session}`);
       },
     },
   ];

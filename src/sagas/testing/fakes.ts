@@ -83,7 +83,11 @@ export class FakePeer implements WhepConnection {
   close = vi.fn(() => {
     this.state = 'closed';
   });
-  getStats = vi.fn(() => Promise.resolve(new Map() as unknown as RTCStatsReport));
+  /** Video frames the fake receiver reports (0: nothing has arrived, as from a media server that sends nothing). */
+  framesReceived = 25;
+  getStats = vi.fn(() =>
+    Promise.resolve(new Map([['in-v', { type: 'inbound-rtp', kind: 'video', framesReceived: this.framesReceived }]]) as unknown as RTCStatsReport),
+  );
 
   constructor(readonly index: number) {
     this.stream = { id: `stream-${index}` } as unknown as MediaStream;
@@ -99,8 +103,11 @@ export class FakePeer implements WhepConnection {
 }
 
 export type SocketBehaviour = 'join' | 'refuse' | 'silent' | 'gone';
-/** 'hang': the WHEP connect itself never settles until its signal aborts (a relay or media server that does not answer). */
-export type PeerBehaviour = 'connect' | 'silent' | 'fail' | 'hang';
+/**
+ * 'hang': the WHEP connect itself never settles until its signal aborts (a relay or media server that does not answer).
+ * 'noMedia': connects, and no video frame ever arrives (SRS's 201 for a stream nobody publishes).
+ */
+export type PeerBehaviour = 'connect' | 'silent' | 'fail' | 'hang' | 'noMedia';
 
 export interface FakeOptions {
   path?: string;
@@ -186,7 +193,8 @@ export function createFakes(options: FakeOptions = {}) {
       }
       const peer = new FakePeer(peers.length);
       peers.push(peer);
-      if (behaviour === 'connect') later(() => peer.emitState('connected'));
+      if (behaviour === 'noMedia') peer.framesReceived = 0;
+      if (behaviour === 'connect' || behaviour === 'noMedia') later(() => peer.emitState('connected'));
       return Promise.resolve(peer);
     }),
   };

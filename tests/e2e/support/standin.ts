@@ -53,6 +53,8 @@ export const FAULTS = [
   'userinfo-error',
   'userinfo-flaky',
   'speech-down',
+  'whep-refuse',
+  'whep-no-media',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -91,6 +93,18 @@ export function httpOut(list: StandinEvent[], path: string): StandinEvent[] {
   return list.filter((e) => e.channel === 'http' && e.dir === 'out' && String(e.body.path).startsWith(path));
 }
 
+/** The statuses of the answers to WHEP offers (not to the DELETEs that hang sessions up). */
+export function whepOfferStatuses(list: StandinEvent[]): unknown[] {
+  return httpOut(list, '/rtc/v1/whep/')
+    .filter((e) => e.body.method === 'POST')
+    .map((e) => e.body.status);
+}
+
+/** The WHEP sessions the client hung up (DELETE of a Location), as the stand-in recorded them. */
+export function whepDeletes(list: StandinEvent[]): Record<string, unknown>[] {
+  return list.filter((e) => e.channel === 'whep' && e.dir === 'in' && e.body.method === 'DELETE').map((e) => e.body);
+}
+
 /** Room ids the stand-in handed out through /start_live. */
 export function startedRooms(list: StandinEvent[]): string[] {
   return httpOut(list, '/start_live')
@@ -116,7 +130,7 @@ export function signalingFrames(list: StandinEvent[], dir: 'in' | 'out'): Record
 
 /** The rooms that exist on the stand-in right now (one SRS stream per room). */
 export async function roomIds(request: Requester): Promise<string[]> {
-  const response = await request.get('/api/v1/streams?count=100');
+  const response = await request.get('/api/v1/streams/?count=100');
   await expectStatus(response, 200, 'streams');
   const { streams } = (await response.json()) as { streams: { name: string }[] };
   return streams.map((s) => s.name);

@@ -7,7 +7,9 @@ import { startSharedServices } from '../../support/sharedServices.ts';
  * with inject('standinUrl') / inject('pulseServer').
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const shared = await startSharedServices();
+  // Debian's Firefox ESR offers H.264 only with the OpenH264 plugin it downloads at run time
+  // (no network here, and Debian has no package of the plugin): its lane's stand-in sends VP8.
+  const shared = await startSharedServices({ env: { STANDIN_VIDEO_CODEC: 'vp8' } });
   project.provide('standinUrl', shared.standinUrl);
   project.provide('pulseServer', shared.pulseServer);
   return shared.stop;
