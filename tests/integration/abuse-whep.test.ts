@@ -6,9 +6,10 @@
  * apart from tests/integration/abuse.test.ts so that either can go alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RTCPeerConnection } from 'werift';
+import type { RTCPeerConnection } from 'werift';
 import { startAbuseStandin, type AbuseStandin } from '../support/abuseStandin.ts';
 import { childPids } from '../support/processProbe.ts';
+import { viewerOffer } from '../support/visitor.ts';
 
 const PEERS_PER_ROOM = 4;
 let t: AbuseStandin;
@@ -23,13 +24,9 @@ afterAll(async () => {
 });
 
 async function offerSdp(): Promise<{ pc: RTCPeerConnection; sdp: string }> {
-  const pc = new RTCPeerConnection({ iceUseIpv4: false, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'] });
-  peers.push(pc);
-  pc.addTransceiver('video', { direction: 'recvonly' });
-  pc.addTransceiver('audio', { direction: 'recvonly' });
-  await pc.setLocalDescription(await pc.createOffer());
-  if (pc.iceGatheringState !== 'complete') await pc.iceGatheringStateChange.watch((s) => s === 'complete');
-  return { pc, sdp: pc.localDescription!.sdp };
+  const viewer = await viewerOffer();
+  peers.push(viewer.pc);
+  return viewer;
 }
 
 const whepUrl = (roomId: string): string => `${t.standin.url}/rtc/v1/whep/?app=live&stream=${roomId}`;
@@ -100,10 +97,17 @@ describe('6. WHEP: the offer size limit and unknown sessions', () => {
     await t.post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5whepsize' }));
   }, 60_000);
 
-  it('DELETE of an unknown WHEP session answers 404', async () => {
+  it('DELETE of an unknown WHEP session answers 404: one already ended; a session whose token is not its own gets 403', async () => {
     const roomId = await activeRoom('H5whepdelete');
-    const res = await fetch(`${whepUrl(roomId)}&session=no-such-session`, { method: 'DELETE' });
-    expect(res.status).toBe(404);
+    const answer = await offer(roomId, (await offerSdp()).sdp);
+    expect(answer.status, await answer.text()).toBe(201);
+    const location = new URL(answer.headers.get('location') ?? '', t.standin.url).href;
+    expect((await fetch(location, { method: 'DELETE' })).status).toBe(200);
+    const again = await fetch(location, { method: 'DELETE' });
+    expect(again.status, await again.text()).toBe(404);
+    const forged = new URL(location);
+    forged.searchParams.set('session', 'no-such-session');
+    expect((await fetch(forged, { method: 'DELETE' })).status).toBe(403);
     await t.post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5whepdelete' }));
   }, 60_000);
 });

@@ -10,8 +10,26 @@
  */
 import { readFileSync } from 'node:fs';
 import * as sdk from 'microsoft-cognitiveservices-speech-sdk';
-import { RTCPeerConnection } from 'werift';
+import { RTCPeerConnection, useH264, useOPUS } from 'werift';
 import { isCommand, SignalingClient, type Frame } from '../../server/http/testkit.ts';
+
+/**
+ * A receive-only werift peer with its gathered offer, as a browser offers it: H.264 and
+ * Opus (the stand-in, like SRS, closes the connection of an offer without H.264).
+ */
+export async function viewerOffer(): Promise<{ pc: RTCPeerConnection; sdp: string }> {
+  const pc = new RTCPeerConnection({
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    codecs: { video: [useH264()], audio: [useOPUS()] },
+  });
+  pc.addTransceiver('video', { direction: 'recvonly' });
+  pc.addTransceiver('audio', { direction: 'recvonly' });
+  await pc.setLocalDescription(await pc.createOffer());
+  if (pc.iceGatheringState !== 'complete') await pc.iceGatheringStateChange.watch((s) => s === 'complete');
+  return { pc, sdp: pc.localDescription!.sdp };
+}
 
 export interface VisitorOptions {
   /** Default: the first question of CONTRACT.md section 3. */
@@ -22,7 +40,7 @@ export interface VisitorOptions {
   /**
    * A voice turn instead of a typed question: this 16 kHz mono WAV is recognised by the
    * stand-in's speech service through the Speech SDK, as the client does, and the
-   * recognised sentence goes up as the turn's end point, then as nlpmsg.
+   * recognised sentence goes up as a voice turn (PROTOCOL.md).
    */
   voiceWav?: string;
   /** Called once the question is answered, before the session ends: keeps it live meanwhile. */
@@ -148,10 +166,8 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
     });
 
     const firstFrameMs = await step('WHEP', async () => {
-      const pc = new RTCPeerConnection({ iceUseIpv4: false, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'] });
+      const { pc, sdp } = await within(viewerOffer(), left(), 'the WHEP offer');
       cleanup.push(() => pc.close());
-      pc.addTransceiver('video', { direction: 'recvonly' });
-      pc.addTransceiver('audio', { direction: 'recvonly' });
       const firstVideo = new Promise<number>((resolve) => {
         pc.onTrack.subscribe((track) => {
           if (track.kind !== 'video') return;
@@ -161,12 +177,10 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
           });
         });
       });
-      await pc.setLocalDescription(await pc.createOffer());
-      if (pc.iceGatheringState !== 'complete') await within(pc.iceGatheringStateChange.watch((s) => s === 'complete'), left(), 'ICE gathering');
       const res = await fetch(`${srsLink}/rtc/v1/whep/?app=live&stream=${roomId}`, {
         method: 'POST',
         headers: { 'content-type': 'application/sdp' },
-        body: pc.localDescription!.sdp,
+        body: sdp,
         signal: AbortSignal.timeout(left()),
       });
       if (res.status !== 201) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
@@ -183,10 +197,12 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
       if (opts.voiceWav) {
         // The recogniser's sentence is the question, as the client sends it.
         question = (await recognize(base, opts.voiceWav, left())).replace(/[.?!]$/, '').toLowerCase();
-        signaling.send({ type: 'message_text', room_id: roomId, source: 'asrcallback', text: question, end_point: true, data: { msg_id: msgId, lang: 'en' } });
+        // The voice turn in the specification's order (PROTOCOL.md): the wording, asr_end, nlpmsg, end_point.
+        signaling.send({ type: 'message_text', room_id: roomId, source: 'asrcallback', text: question, end_point: false, data: { msg_id: msgId, lang: 'en' } });
         await signaling.next((f: Frame) => isCommand('asr_end')(f) && f.msg_id === msgId, left(), from);
       }
       signaling.send({ type: 'message_text', room_id: roomId, source: 'nlpmsg', text: question, data: { msg_id: msgId, lang: 'en' } });
+      if (opts.voiceWav) signaling.send({ type: 'message_text', room_id: roomId, source: 'asrcallback', text: question, end_point: true, data: { msg_id: msgId, lang: 'en' } });
       const first = await signaling.next((f: Frame) => f.msg_type === 'tts' && typeof f.text === 'string', left(), from);
       // Its first part goes out when the avatar starts to speak it: the synthesis ran.
       return { answerMs: elapsed(asked), text: first.text as string };
