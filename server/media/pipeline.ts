@@ -48,9 +48,9 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
   private frames = 0;
   private rate = { start: performance.now(), bytes: 0, kbps: 0 };
 
-  constructor(private readonly roomId: string) {
+  constructor(private readonly roomId: string, hostAddresses?: readonly string[]) {
     super();
-    this.peers = new WhepPeers(roomId);
+    this.peers = new WhepPeers(roomId, undefined, hostAddresses);
     this.peers.on('peer-connected', (id: string) => this.emit('peer-connected', id));
     this.peers.on('peer-closed', (id: string) => this.emit('peer-closed', id));
     this.pacer = new AudioPacer((chunk) => this.writeAudio(chunk));

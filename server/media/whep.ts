@@ -1,6 +1,6 @@
 /**
  * The WHEP side of a room: one werift RTCPeerConnection per viewer, answering with every ICE
- * candidate already in the SDP (WHEP without trickle), on loopback only. Each peer has its own
+ * candidate already in the SDP (WHEP without trickle), on loopback unless told otherwise. Each peer has its own
  * tracks because werift's sender rewrites the packets it is given (SSRC, sequence offsets).
  */
 import { EventEmitter } from 'node:events';
@@ -37,15 +37,14 @@ interface Peer {
   timer: NodeJS.Timeout | undefined;
 }
 
-function newPeerConnection(): RTCPeerConnection {
+/** `hostAddresses`: the host candidates, decided by the stand-in from HOST (server/lan.ts); one address is also the one bound. */
+function newPeerConnection(hostAddresses: readonly string[]): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
-    // Only loopback host candidates: the stand-in and the browser share the machine, and
-    // offering LAN addresses would just make ICE slower and expose them.
     iceUseIpv4: false,
     iceUseIpv6: false,
-    iceAdditionalHostAddresses: ['127.0.0.1'],
-    iceInterfaceAddresses: { udp4: '127.0.0.1' },
+    iceAdditionalHostAddresses: [...hostAddresses],
+    ...(hostAddresses.length === 1 ? { iceInterfaceAddresses: { udp4: hostAddresses[0] } } : {}),
     codecs: {
       video: [
         new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback: [useNACK(), usePLI()] }),
@@ -78,6 +77,7 @@ export class WhepPeers extends EventEmitter {
   constructor(
     private readonly roomId: string,
     private readonly maxPeers = 4,
+    private readonly hostAddresses: readonly string[] = ['127.0.0.1'],
   ) {
     super();
   }
@@ -91,7 +91,7 @@ export class WhepPeers extends EventEmitter {
       log.warn('peer limit reached, closing the oldest peer', { roomId: this.roomId, peerId: old.id });
       this.close(old.id);
     }
-    const pc = newPeerConnection();
+    const pc = newPeerConnection(this.hostAddresses);
     const peer: Peer = {
       id: randomUUID(),
       pc,
