@@ -4,6 +4,7 @@
  * service, plus the built app and the demo's media.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { SPEECH_KEY } from './accounts.ts';
 import { DEFAULT_ASSETS_DIR, generateDemoAssets } from './assets.ts';
@@ -14,6 +15,7 @@ import { liveRoutes } from './http/routes/live.ts';
 import { srsRoutes } from './http/routes/srs.ts';
 import { foreignOrigin } from './http/origin.ts';
 import { createStaticHandler } from './http/static.ts';
+import { controlFromAfar, type TlsFiles } from './lan.ts';
 import { createLogger } from './log.ts';
 import type * as MediaModuleTypes from './media/index.ts';
 import { questions } from './replies/knowledge.ts';
@@ -51,6 +53,12 @@ export interface StandinOptions {
   signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play' | 'limits'>;
   /** A further rule on who may use /__standin/* (CONTRACT.md section 4); false answers 403. */
   controlAllowed?: (req: http.IncomingMessage) => boolean;
+  /** HTTPS with this key and certificate (`--lan`); plain HTTP without. */
+  tls?: TlsFiles;
+  /** `--lan`: the /__standin/* control endpoints answer only requests from a loopback address. */
+  controlFromLoopbackOnly?: boolean;
+  /** The media's ICE host candidates (server/lan.ts mediaHostAddresses); default loopback. */
+  mediaHostAddresses?: readonly string[];
 }
 
 export interface Standin {
@@ -91,7 +99,7 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
 }
 
 export async function createStandin(opts: StandinOptions): Promise<Standin> {
-  const server = http.createServer();
+  const server: http.Server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }) : http.createServer();
   const fallbackHost = () => hostOf(server);
   const shutdown = new AbortController();
   const assetsDir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
@@ -100,7 +108,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const createMedia: CreateMedia =
     opts.createMedia ??
     (mediaModule
-      ? (roomId) => mediaModule.createMediaPipeline({ roomId })
+      ? (roomId) => mediaModule.createMediaPipeline({ roomId, ...(opts.mediaHostAddresses ? { hostAddresses: opts.mediaHostAddresses } : {}) })
       : () => {
           throw new Error('the media pipeline (server/media) is not available');
         });
@@ -162,6 +170,12 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   server.on('request', (req, res) => {
     logRequest(req, res, log);
     const path = (req.url ?? '/').split('?')[0];
+    if (opts.controlFromLoopbackOnly && controlFromAfar(req.url, req.socket.remoteAddress)) {
+      log.warn('control endpoint refused: not from a loopback address', { path, from: req.socket.remoteAddress });
+      res.writeHead(403, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: -1, msg: 'the stand-in control endpoints answer only this machine' }));
+      return;
+    }
     const handled = path === '/healthz' ? Promise.resolve(health(res)).then(() => true) : route(req, res);
     handled
       .then((done) => {

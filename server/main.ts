@@ -4,11 +4,16 @@
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
  * coturn, on UDP at the HTTP port's number; 0: none).
+ * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
+ * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
+ * (server/lan.ts).
  * stdout carries exactly two lines once ready (the demo URL and the listening
- * address); everything else is logged on stderr.
+ * address); with --lan, the demo URL on each LAN address, a QR code of the first and
+ * the listening address. Everything else is logged on stderr.
  */
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
+import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
 import { startTurnRelay, type TurnRelay } from './turn.ts';
 
@@ -27,13 +32,24 @@ function intFromEnv(name: string, min: number, max: number): number | undefined 
   return value;
 }
 
-const host = process.env.HOST || '127.0.0.1';
+const lan = process.argv.slice(2).includes('--lan');
+const host = process.env.HOST || (lan ? '0.0.0.0' : '127.0.0.1');
 const port = intFromEnv('PORT', 0, 65535) ?? 8080;
 const env = (process.env.STANDIN_ENV || 'local') as StandinEnv;
 if (!STANDIN_ENVS.includes(env)) fail(`STANDIN_ENV must be one of ${STANDIN_ENVS.join(', ')}, got "${env}"`);
 
 process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
 // What a crashed stand-in left in the temp folder.
+
+/** The addresses a phone may use: every LAN address when bound to all interfaces, else HOST. */
+const phoneAddresses = host === '0.0.0.0' || host === '::' ? lanAddresses() : [host];
+let tls: { key: string; cert: string } | undefined;
+if (lan) {
+  const made = await lanCertificate(phoneAddresses.filter((a) => a !== '127.0.0.1'));
+  if (made.madeBecause) log.info(`made a self-signed certificate in ${made.dir} (${made.madeBecause}); a phone asks to accept it once`);
+  else log.info(`using the self-signed certificate in ${made.dir}`);
+  tls = { key: made.key, cert: made.cert };
+}
 
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
@@ -43,6 +59,8 @@ const standin = await createStandin({
   ...(process.env.STANDIN_ASSETS_DIR ? { assetsDir: process.env.STANDIN_ASSETS_DIR } : {}),
   ...(roomIdleMs !== undefined ? { roomIdleMs } : {}),
   ...(maxRooms !== undefined ? { maxRooms } : {}),
+  ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
+  mediaHostAddresses: mediaHostAddresses(host),
 });
 
 let turn: TurnRelay | null = null;
@@ -81,5 +99,6 @@ if ((env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0') {
   turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn') });
 }
 const shownHost = host.includes(':') ? `[${host}]` : host;
-const origin = `http://${shownHost}:${actualPort}`;
-process.stdout.write(`Demo: ${origin}/25d/demo\nlistening on ${origin}\n`);
+const origin = `${lan ? 'https' : 'http'}://${shownHost}:${actualPort}`;
+const demo = lan ? await lanBanner(phoneAddresses, actualPort) : `Demo: ${origin}/25d/demo\n`;
+process.stdout.write(`${demo}listening on ${origin}\n`);

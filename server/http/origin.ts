@@ -22,8 +22,8 @@ export function isValidHost(host: string): boolean {
 export function requestOrigin(req: IncomingMessage, fallbackHost: string): Origin {
   const header = req.headers.host ?? '';
   const host = isValidHost(header) ? header : fallbackHost;
-  // Behind a TLS-terminating proxy the page is https, so the links must be too.
-  const secure = req.headers['x-forwarded-proto'] === 'https';
+  // Over TLS (`--lan`) or behind a TLS-terminating proxy the page is https, so the links must be too.
+  const secure = 'encrypted' in req.socket || req.headers['x-forwarded-proto'] === 'https';
   return { http: `${secure ? 'https' : 'http'}://${host}`, ws: `${secure ? 'wss' : 'ws'}://${host}` };
 }
 

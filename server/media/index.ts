@@ -44,8 +44,9 @@ export interface MediaPipeline extends EventEmitter {
   close(): Promise<void>;
 }
 
-export function createMediaPipeline(opts: { roomId: string }): MediaPipeline {
-  return new RoomMedia(opts.roomId);
+/** hostAddresses: the ICE host candidates (default loopback only); see server/lan.ts. */
+export function createMediaPipeline(opts: { roomId: string; hostAddresses?: readonly string[] }): MediaPipeline {
+  return new RoomMedia(opts.roomId, opts.hostAddresses ? { hostAddresses: opts.hostAddresses } : {});
 }
 
 export { WhepBusyError, WhepOfferError } from './offer.ts';

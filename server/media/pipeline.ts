@@ -54,12 +54,12 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
 
   constructor(
     private readonly roomId: string,
-    opts: { profile?: VideoProfile; codec?: VideoCodec } = {},
+    opts: { profile?: VideoProfile; codec?: VideoCodec; hostAddresses?: readonly string[] } = {},
   ) {
     super();
     this.profile = opts.profile ?? videoProfile();
     this.codec = opts.codec ?? videoCodec();
-    this.peers = new WhepPeers(roomId, this.codec);
+    this.peers = new WhepPeers(roomId, this.codec, undefined, opts.hostAddresses);
     this.peers.on('peer-connected', (id: string) => this.emit('peer-connected', id));
     this.peers.on('peer-closed', (id: string) => this.emit('peer-closed', id));
     this.pacer = new AudioPacer((chunk) => this.writeAudio(chunk));

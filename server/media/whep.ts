@@ -1,6 +1,6 @@
 /**
  * The WHEP side of a room: one werift RTCPeerConnection per viewer, answering with every ICE
- * candidate already in the SDP (WHEP without trickle), on loopback only, ICE-lite as SRS is.
+ * candidate already in the SDP (WHEP without trickle), on loopback unless told otherwise, ICE-lite as SRS is.
  * Each peer has its own tracks because werift's sender rewrites the packets it is given (SSRC,
  * sequence offsets).
  */
@@ -47,17 +47,16 @@ function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
     : new RTCRtpCodecParameters({ mimeType: 'video/H264', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback, parameters: H264_FMTP });
 }
 
-function newPeerConnection(codec: VideoCodec): RTCPeerConnection {
+/** `hostAddresses`: the host candidates, decided by the stand-in from HOST (server/lan.ts); one address is also the one bound. */
+function newPeerConnection(codec: VideoCodec, hostAddresses: readonly string[]): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
     // SRS answers as an ICE-lite agent: it only answers checks, the browser controls.
     iceLite: true,
-    // Only loopback host candidates: the stand-in and the browser share the machine, and
-    // offering LAN addresses would just make ICE slower and expose them.
     iceUseIpv4: false,
     iceUseIpv6: false,
-    iceAdditionalHostAddresses: ['127.0.0.1'],
-    iceInterfaceAddresses: { udp4: '127.0.0.1' },
+    iceAdditionalHostAddresses: [...hostAddresses],
+    ...(hostAddresses.length === 1 ? { iceInterfaceAddresses: { udp4: hostAddresses[0] } } : {}),
     codecs: {
       video: [videoCodecParameters(codec)],
       audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: AUDIO_PAYLOAD_TYPE })],
@@ -91,6 +90,7 @@ export class WhepPeers extends EventEmitter {
     private readonly roomId: string,
     private readonly codec: VideoCodec = 'h264',
     private readonly maxPeers = 4,
+    private readonly hostAddresses: readonly string[] = ['127.0.0.1'],
   ) {
     super();
   }
@@ -125,7 +125,7 @@ export class WhepPeers extends EventEmitter {
   }
 
   private async negotiate(offerSdp: string, silent: boolean): Promise<{ answerSdp: string; peerId: string }> {
-    const pc = newPeerConnection(this.codec);
+    const pc = newPeerConnection(this.codec, this.hostAddresses);
     const peer: Peer = {
       id: randomUUID(),
       pc,

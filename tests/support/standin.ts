@@ -6,14 +6,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { get as httpsGet } from 'node:https';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export interface RunningStandin {
-  /** Origin of the stand-in, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  /** Origin of the stand-in, e.g. http://127.0.0.1:41234 (no trailing slash); https:// with --lan. */
   url: string;
   /** The stand-in's process id (its memory is read from /proc/<pid>/status). */
   pid: number;
+  /** What it printed on stdout before the listening line (the demo URLs; with --lan, the QR code too). */
+  printed: string[];
   /** Stops the stand-in (SIGTERM, then SIGKILL after 5 s); safe to call twice. */
   stop(): Promise<void>;
 }
@@ -28,14 +31,16 @@ export interface StartStandinOptions {
    * process's stderr). Default: STANDIN_QUIET from the environment, else quiet.
    */
   quiet?: boolean;
+  /** Arguments for server/main.ts, e.g. ['--lan']. */
+  args?: string[];
 }
 
 /** The repository root: the stand-in resolves dist/ and its assets relative to it. */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const LISTENING = /listening on (http:\/\/\S+)/;
+const LISTENING = /listening on (https?:\/\/\S+)/;
 
-function waitForListening(child: ChildProcess, timeoutMs: number): Promise<string> {
+function waitForListening(child: ChildProcess, timeoutMs: number, printed: string[]): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`stand-in did not start within ${timeoutMs / 1000} s`)), timeoutMs);
     child.once('exit', (code, signal) => {
@@ -44,6 +49,7 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<strin
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = LISTENING.exec(line);
+      if (!match) printed.push(line);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -52,13 +58,21 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<strin
   });
 }
 
+/** GET /healthz; over https, the stand-in's self-signed certificate (--lan) is taken as it is: it is our own child. */
+function healthy(url: string): Promise<boolean> {
+  if (!url.startsWith('https:')) return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+  return new Promise((resolve) => {
+    httpsGet(`${url}/healthz`, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    }).on('error', () => resolve(false));
+  });
+}
+
 async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    const ok = await healthy(url);
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`stand-in /healthz did not turn 200 within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 250));
@@ -68,7 +82,7 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
 export async function startStandin(opts: StartStandinOptions = {}): Promise<RunningStandin> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const quiet = opts.quiet ?? (process.env.STANDIN_QUIET ?? '1') === '1';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -95,9 +109,10 @@ export async function startStandin(opts: StartStandinOptions = {}): Promise<Runn
   };
 
   try {
-    const url = await waitForListening(child, timeoutMs);
+    const printed: string[] = [];
+    const url = await waitForListening(child, timeoutMs, printed);
     await waitForHealth(url, timeoutMs);
-    return { url, pid: child.pid!, stop };
+    return { url, pid: child.pid!, printed, stop };
   } catch (err) {
     await stop();
     throw err;
