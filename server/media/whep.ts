@@ -51,8 +51,11 @@ function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
 function newPeerConnection(codec: VideoCodec, hostAddresses: readonly string[]): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
-    // SRS answers as an ICE-lite agent: it only answers checks, the browser controls.
-    iceLite: true,
+    // SRS answers as an ICE-lite agent: it only answers checks, the browser controls. werift
+    // binds every host candidate's socket to 0.0.0.0 when there are several (HOST=0.0.0.0),
+    // so a lite agent's answers leave from whatever address the kernel picks, which a TURN
+    // relay has no permission for; with several addresses the stand-in runs full ICE.
+    iceLite: hostAddresses.length === 1,
     iceUseIpv4: false,
     iceUseIpv6: false,
     iceAdditionalHostAddresses: [...hostAddresses],
