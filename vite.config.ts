@@ -2,6 +2,7 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import pkg from './package.json' with { type: 'json' };
+import { precompress } from './scripts/precompress.ts';
 
 /**
  * Vite mode → environment (src/app/environments.ts). Vite reserves the mode name `local`
@@ -24,7 +25,7 @@ export default defineConfig(({ mode }) => {
   }
   return {
     base: '/25d/',
-    plugins: [react()],
+    plugins: [react(), precompress()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
       __APP_ENV__: JSON.stringify(appEnv),
