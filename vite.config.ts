@@ -3,6 +3,7 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import pkg from './package.json' with { type: 'json' };
 import { precompress } from './scripts/precompress.ts';
+import { preloadApp } from './scripts/preloadApp.ts';
 
 /**
  * Vite mode → environment (src/app/environments.ts). Vite reserves the mode name `local`
@@ -25,7 +26,7 @@ export default defineConfig(({ mode }) => {
   }
   return {
     base: '/25d/',
-    plugins: [react(), precompress()],
+    plugins: [react(), preloadApp('/src/main.tsx'), precompress()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
       __APP_ENV__: JSON.stringify(appEnv),

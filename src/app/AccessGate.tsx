@@ -1,8 +1,9 @@
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, type ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import { accountRetryRequested, selectAccountStatus } from '../features/account/accountSlice.ts';
 import { accountMessages } from '../features/account/messages.ts';
 import { useAppDispatch, useAppSelector } from './hooks.ts';
+import { dismissShell } from './shell.ts';
 import './AccessGate.css';
 
 /** Elements that may be dragged or moved with a finger: marked ones and form fields. */
@@ -78,6 +79,12 @@ function Unreachable() {
 export function AccessGate({ children }: { children: ReactNode }) {
   useAccessGuards();
   const status = useAppSelector(selectAccountStatus);
+  // The static shell (index.html) stands for the pre-session screen while the account loads;
+  // once React shows what the account's answer calls for, it goes, before that frame paints.
+  const settled = status !== 'idle' && status !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) dismissShell();
+  }, [settled]);
   if (status === 'valid') return children;
   if (status === 'invalid' || status === 'missingId') return null;
   if (status === 'unreachable') return <Unreachable />;
