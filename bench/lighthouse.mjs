@@ -76,7 +76,7 @@ async function runOnce(url, browserLang) {
       tbt: audit('total-blocking-time'),
       cls: audit('cumulative-layout-shift'),
       lcpElement: lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node?.snippet ?? null,
-      htmlLang: lhr.audits['html-has-lang']?.score === 1 ? 'set' : 'missing',
+      shifted: (lhr.audits['layout-shifts']?.details?.items ?? []).map((item) => `${item.node?.snippet ?? '?'} (${Number(item.score).toFixed(3)})`),
       belowFull: failed,
       lighthouse: lhr.lighthouseVersion,
     };
@@ -129,6 +129,8 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
     }
     const lcpElements = [...new Set(runs[lang].map((r) => r.lcpElement).filter(Boolean))];
     report.note(`${lang}: the LCP element: ${lcpElements.map((e) => `\`${e}\``).join(', ') || 'none reported'}.`);
+    const shifted = [...new Set(runs[lang].flatMap((r) => r.shifted))];
+    if (shifted.length > 0) report.note(`${lang}: elements that shifted: ${shifted.map((e) => `\`${e}\``).join(', ')}.`);
     const notFull = [...new Set(runs[lang].flatMap((r) => r.belowFull))];
     if (notFull.length > 0) report.note(`${lang}: audits below full score in some run: ${notFull.join('; ')}.`);
   }
