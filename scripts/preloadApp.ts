@@ -5,16 +5,13 @@
  * (and the chunks it imports) as `<link rel="modulepreload">` in the HTML, so its
  * download starts with the page's instead of a round trip later.
  */
-import type { Plugin, ResolvedConfig } from 'vite';
+import type { Plugin } from 'vite';
 
-export function preloadApp(entry: string): Plugin {
-  let config: ResolvedConfig;
+/** `entry`: the app's module as index.html's script imports it; `base`: the build's base URL. */
+export function preloadApp(entry: string, base: string): Plugin {
   return {
     name: 'preload-app',
     apply: 'build',
-    configResolved(resolved) {
-      config = resolved;
-    },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
@@ -25,7 +22,7 @@ export function preloadApp(entry: string): Plugin {
         const files = [app.fileName, ...app.imports].filter((file) => file !== ctx.chunk?.fileName);
         return files.map((file) => ({
           tag: 'link',
-          attrs: { rel: 'modulepreload', crossorigin: true, href: `${config.base}${file}` },
+          attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}` },
           injectTo: 'head' as const,
         }));
       },
