@@ -32,6 +32,12 @@ if (route.kind !== 'home') {
 
 // The app is evaluated after the shell's first frame: half a megabyte of script to run
 // would otherwise hold that paint back. Its download started with the page (modulepreload).
-requestAnimationFrame(() => {
-  setTimeout(() => void import('./main.tsx'), 0);
-});
+// A page opened in a background tab gets no frames: the timer starts the app there.
+let started = false;
+const startApp = () => {
+  if (started) return;
+  started = true;
+  void import('./main.tsx');
+};
+requestAnimationFrame(() => setTimeout(startApp, 0));
+setTimeout(startApp, 250);
