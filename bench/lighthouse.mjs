@@ -75,7 +75,8 @@ async function runOnce(url, browserLang) {
       lcp: audit('largest-contentful-paint') / 1000,
       tbt: audit('total-blocking-time'),
       cls: audit('cumulative-layout-shift'),
-      lcpElement: lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node?.snippet ?? null,
+      // Without the stand-in's origin: its port changes every run.
+      lcpElement: lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node?.snippet?.replaceAll(new URL(url).origin, '') ?? null,
       shifted: (lhr.audits['layout-shifts']?.details?.items ?? []).map((item) => `${item.node?.snippet ?? '?'} (${Number(item.score).toFixed(3)})`),
       belowFull: failed,
       lighthouse: lhr.lighthouseVersion,
