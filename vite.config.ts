@@ -2,6 +2,8 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import pkg from './package.json' with { type: 'json' };
+import { precompress } from './scripts/precompress.ts';
+import { preloadApp } from './scripts/preloadApp.ts';
 
 /**
  * Vite mode → environment (src/app/environments.ts). Vite reserves the mode name `local`
@@ -17,14 +19,17 @@ const ENVIRONMENT_OF_MODE: Record<string, string> = {
   product: 'product',
 };
 
+/** The app lives below /25d/ (the specification's URLs). */
+const BASE = '/25d/';
+
 export default defineConfig(({ mode }) => {
   const appEnv = ENVIRONMENT_OF_MODE[mode];
   if (!appEnv) {
     throw new Error(`Unknown mode "${mode}". Use one of: ${Object.keys(ENVIRONMENT_OF_MODE).join(', ')}`);
   }
   return {
-    base: '/25d/',
-    plugins: [react()],
+    base: BASE,
+    plugins: [react(), preloadApp('/src/main.tsx', BASE), precompress()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
       __APP_ENV__: JSON.stringify(appEnv),

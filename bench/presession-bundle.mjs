@@ -19,13 +19,25 @@
  * of their own, loaded from their own URL whether the page's code is split or not.
  * The split path's size is reported as a ratio to it, beside the budget.
  *
+ * On the wire (`wire-presession`): what the browser received (Accept-Encoding br, gzip, as
+ * Chromium asks) for the HTML, scripts, stylesheets and the locale until Start chat shows,
+ * ≤ 150 KB; images are reported beside it. The voice assets a call needs (the Speech SDK
+ * chunk, the capture worklet, the VAD worker, onnxruntime's wasm, the model) are fetched
+ * from the same stand-in with `Accept-Encoding: br, gzip` and their total reported.
+ *
+ * Start chat's interaction to next paint (`inp-start-chat`) at 4× CPU throttle (CDP),
+ * from the Event Timing API, ≤ 100 ms; the session it starts is cancelled.
+ *
  *   node bench/presession-bundle.mjs          (BENCH_SKIP_BUILD=1 reuses the last build)
  *   node bench/presession-bundle.mjs --quick  the same single page load, marked quick
  * Writes bench/results/presession-bundle.json (bench/_report.mjs); exit 1 on a missed goal,
  * 2 when it could not measure.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+// Functions passed to page.evaluate run in the browser.
+/* global window */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
@@ -65,6 +77,47 @@ function heavyChunks() {
   return found;
 }
 
+/** Start chat's interaction to next paint at 4× CPU: the longest Event Timing entry of that tap. */
+async function startChatInp(page) {
+  await page.evaluate(() => {
+    window.__events = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.interactionId) window.__events.push({ name: e.name, duration: e.duration });
+    }).observe({ type: 'event', durationThreshold: 16, buffered: false });
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  await page.getByRole('button', { name: 'Start chat', exact: true }).tap();
+  // Event Timing reports an entry once its next paint is done: a second later every part of the tap is in.
+  await page.getByRole('button', { name: 'Cancel', exact: true }).waitFor({ state: 'visible', timeout: 10_000 });
+  await page.waitForTimeout(1000);
+  const events = await page.evaluate(() => window.__events);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await page.waitForTimeout(400);
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  // Entries under the 16 ms threshold are not reported: a tap with none took less than 16 ms.
+  return { ms: events.length === 0 ? 16 : Math.max(...events.map((e) => e.duration)), events };
+}
+
+/** The voice assets a call fetches, as the stand-in sends them to a client that accepts br and gzip. */
+async function voiceAssetsOnWire(url) {
+  const assets = readdirSync(join(OUT_DIR, 'assets')).filter((f) => /speech\.sdk.*\.js$|vad\.worker.*\.js$|capture\.worklet.*\.js$|\.wasm$/.test(f));
+  const models = readdirSync(join(OUT_DIR, 'models')).filter((f) => f.endsWith('.onnx'));
+  const paths = [...assets.map((f) => `/25d/assets/${f}`), ...models.map((f) => `/25d/models/${f}`)];
+  const sized = [];
+  for (const path of paths) {
+    const { bytes, encoding } = await new Promise((resolve, reject) => {
+      get(`${url}${path}`, { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
+        let n = 0;
+        res.on('data', (chunk) => (n += chunk.length));
+        res.on('end', () => resolve({ bytes: n, encoding: res.headers['content-encoding'] ?? 'identity' }));
+      }).on('error', reject);
+    });
+    sized.push({ path, bytes, encoding, raw: statSync(join(OUT_DIR, path.replace('/25d/', ''))).size });
+  }
+  return sized;
+}
+
 async function measure(url) {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
@@ -72,7 +125,9 @@ async function measure(url) {
     const page = await context.newPage();
     const requested = [];
     const scripts = new Map();
+    const finished = [];
     page.on('request', (request) => requested.push(request.url()));
+    page.on('requestfinished', (request) => finished.push(request));
     page.on('response', (response) => {
       const type = response.headers()['content-type'] ?? '';
       const isJs = response.request().resourceType() === 'script' || /javascript/.test(type);
@@ -87,7 +142,14 @@ async function measure(url) {
       if (!bytes) throw new Error(`could not read the body of ${scriptUrl}`);
       sized.push({ url: scriptUrl, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
     }
-    return { requested, scripts: sized };
+    const wire = [];
+    for (const request of finished) {
+      const { responseBodySize, responseHeadersSize } = await request.sizes();
+      const headers = await request.response().then((r) => r?.allHeaders() ?? {});
+      wire.push({ path: new URL(request.url()).pathname, type: request.resourceType(), bytes: responseBodySize + responseHeadersSize, encoding: headers['content-encoding'] ?? 'identity' });
+    }
+    const inp = await startChatInp(page);
+    return { requested, scripts: sized, wire, inp };
   } finally {
     await browser.close();
   }
@@ -97,7 +159,7 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 /** A built file's name without its content hash, so the README does not change with every build. */
 const unhashed = (file) => file.replace(/-[\w-]{8}(\.\w+)$/, '-*$1');
 
-await runBench('presession-bundle', { what: 'gzip size of the JavaScript loaded until the pre-session screen paints', chromium: CHROMIUM_PATH }, async (report) => {
+await runBench('presession-bundle', { what: 'JavaScript and bytes on the wire until the pre-session screen paints; Start chat INP', chromium: CHROMIUM_PATH }, async (report) => {
   report.settings = { page: '/25d/demo', viewport: '390×844', gzipLevel: 9, budgetBytes: BUDGET_BYTES };
   build();
   const heavy = heavyChunks();
@@ -106,6 +168,7 @@ await runBench('presession-bundle', { what: 'gzip size of the JavaScript loaded 
   let result;
   try {
     result = await measure(standin.url);
+    result.voice = await voiceAssetsOnWire(standin.url);
   } finally {
     await standin.stop();
   }
@@ -135,6 +198,28 @@ await runBench('presession-bundle', { what: 'gzip size of the JavaScript loaded 
   const KB = (bytes) => Number((bytes / 1024).toFixed(3));
   report.goal('presession-gzip', { label: 'JavaScript loaded until the pre-session screen paints, gzip', value: KB(total), limit: KB(BUDGET_BYTES), unit: 'KB', digits: 1 });
   report.goal('forbidden-on-path', { label: 'Speech SDK / onnxruntime-web / VAD chunks, .wasm or .onnx requests on that path', value: forbidden.length, limit: 0, unit: '' });
+  const CODE = new Set(['document', 'script', 'stylesheet', 'fetch', 'xhr']);
+  const wireCode = result.wire.filter((w) => CODE.has(w.type) && w.path !== '/ue/userinfo');
+  const wireCodeBytes = wireCode.reduce((n, w) => n + w.bytes, 0);
+  const wireImages = result.wire.filter((w) => w.type === 'image').reduce((n, w) => n + w.bytes, 0);
+  const voiceBytes = result.voice.reduce((n, v) => n + v.bytes, 0);
+  report.figures.wire = result.wire;
+  report.figures.voiceOnWire = result.voice;
+  report.figures.startChatEvents = result.inp.events;
+  report.goal('wire-presession', { label: 'on the wire until the pre-session screen shows: HTML, scripts, styles, locale (br/gzip as sent)', value: KB(wireCodeBytes), limit: KB(BUDGET_BYTES), unit: 'KB', digits: 1 });
+  report.goal('inp-start-chat', { label: 'Start chat, interaction to next paint at 4× CPU', value: Math.round(result.inp.ms), limit: 100, unit: 'ms' });
+  report.note(`On the wire besides: the account's images ${kb(wireImages)}; the voice assets of a call ${kb(voiceBytes)} (${result.voice.map((v) => `\`${unhashed(v.path.split('/').pop())}\` ${kb(v.bytes)} ${v.encoding} of ${kb(v.raw)}`).join(', ')}).`);
+  report.table(
+    'On the wire (Accept-Encoding: br, gzip)',
+    ['what', 'bytes', 'encoding'],
+    [
+      ...wireCode.map((w) => [`\`${unhashed(w.path.split('/').pop() || w.path)}\``, kb(w.bytes), w.encoding]),
+      ['**pre-session total**', `**${kb(wireCodeBytes)}**`, ''],
+      ['the account\'s images', kb(wireImages), ''],
+      ...result.voice.map((v) => [`voice: \`${unhashed(v.path.split('/').pop())}\``, kb(v.bytes), v.encoding]),
+      ['**voice assets of a call, total**', `**${kb(voiceBytes)}**`, ''],
+    ],
+  );
   report.ratio('split-vs-unsplit', {
     label: 'the pre-session path / every page script of the same build as one bundle (gzip)',
     subject: ['pre-session path', KB(total)],
@@ -159,5 +244,6 @@ await runBench('presession-bundle', { what: 'gzip size of the JavaScript loaded 
 
   console.log('presession-bundle: JavaScript loaded to paint the pre-session screen (/25d/demo, 390×844)');
   for (const s of scripts) console.log(`  ${s.path.padEnd(44)} ${kb(s.rawBytes).padStart(10)} raw ${kb(s.gzipBytes).padStart(10)} gzip`);
+  console.log(`  on the wire: pre-session ${kb(wireCodeBytes)}, images ${kb(wireImages)}, voice assets ${kb(voiceBytes)}; Start chat INP at 4x ${Math.round(result.inp.ms)} ms`);
   console.log(`  one unsplit bundle of the same build: ${kb(unsplit.gzip)} gzip (${unsplit.files.length} scripts; left out as entries of their own: ${unsplit.leftOut.join(', ') || 'none'})`);
 });

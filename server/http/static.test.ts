@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,12 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'index.html'), '<!doctype html><title>app</title><script type="module" src="/25d/assets/index-abc123.js"></script>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
   writeFileSync(join(dist, 'models', 'vad.onnx'), 'onnx');
+  // What scripts/precompress.ts writes beside a file: the same bytes, marked so the test sees which one came.
+  writeFileSync(join(dist, 'assets', 'app-def456.js'), 'identity');
+  writeFileSync(join(dist, 'assets', 'app-def456.js.br'), 'brotli');
+  writeFileSync(join(dist, 'assets', 'app-def456.js.gz'), 'gzip');
+  writeFileSync(join(dist, 'assets', 'ort-def456.wasm'), 'identity');
+  writeFileSync(join(dist, 'assets', 'ort-def456.wasm.br'), 'brotli');
   writeFileSync(join(assets, 'pages', 'promo.html'), '<!doctype html><p>promo</p>');
   writeFileSync(join(assets, 'images', 'x.png'), 'png');
   t = await startTestStandin({ publicDir: dist, assetsDir: assets });
@@ -81,6 +88,47 @@ describe('the built app under /25d/', () => {
     expect(directives.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'"]);
     expect(directives.get('object-src')).toEqual(["'none'"]);
     expect(directives.get('default-src')).toEqual(["'self'"]);
+  });
+});
+
+/** A GET whose answer is not decoded (fetch would decode it): headers and body as sent. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    }).on('error', reject);
+  });
+}
+
+describe('precompressed files', () => {
+  it('sends brotli, then gzip, then the file itself, as the client accepts, always with Vary', async () => {
+    const url = `${t.base}/25d/assets/app-def456.js`;
+    const cases = [
+      { accept: 'br, gzip', encoding: 'br', body: 'brotli' },
+      { accept: 'gzip, deflate', encoding: 'gzip', body: 'gzip' },
+      { accept: 'identity', encoding: undefined, body: 'identity' },
+    ];
+    for (const c of cases) {
+      const res = await rawGet(url, { 'accept-encoding': c.accept });
+      expect(res.headers['content-encoding'], c.accept).toBe(c.encoding);
+      expect(res.body, c.accept).toBe(c.body);
+      expect(res.headers.vary, c.accept).toBe('Accept-Encoding');
+      expect(res.headers['content-type'], c.accept).toMatch(/javascript/);
+      expect(res.headers['cache-control'], c.accept).toBe('public, max-age=31536000, immutable');
+    }
+    expect((await rawGet(url, {})).body).toBe('identity');
+  });
+
+  it('keeps the wasm type on a compressed wasm (streaming compilation needs it)', async () => {
+    const res = await rawGet(`${t.base}/25d/assets/ort-def456.wasm`, { 'accept-encoding': 'br' });
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(res.headers['content-type']).toBe('application/wasm');
+    // No gzip copy: a gzip-only client gets the file.
+    const plainWasm = await rawGet(`${t.base}/25d/assets/ort-def456.wasm`, { 'accept-encoding': 'gzip' });
+    expect(plainWasm.headers['content-encoding']).toBeUndefined();
+    expect(plainWasm.body).toBe('identity');
   });
 });
 

@@ -72,10 +72,14 @@ export function createStaticHandler(opts: StaticOptions): StaticHandler {
   const indexFile = publicDir ? join(publicDir, 'index.html') : null;
 
   // dev mode looks files up per request, so a rebuild of dist/ is picked up without a restart.
+  // brotli/gzip: the build's precompressed NAME.br / NAME.gz (scripts/precompress.ts), chosen by
+  // Accept-Encoding, with Vary: Accept-Encoding on every answer; a client that accepts neither gets the file.
   const app = publicDir
     ? sirv(publicDir, {
         dev: true,
         etag: true,
+        brotli: true,
+        gzip: true,
         setHeaders(res, pathname) {
           if (pathname.startsWith('/assets/')) {
             res.setHeader('Cache-Control', IMMUTABLE);

@@ -75,10 +75,20 @@ describe('AccessGate', () => {
     expect(dispatchCancelable(screen.getByText('page'), 'touchmove').defaultPrevented).toBe(true);
     fireEvent.touchStart(screen.getByText('handle'));
     expect(dispatchCancelable(screen.getByText('handle'), 'touchmove').defaultPrevented).toBe(false);
-    // Two fingers are a pinch, blocked even on a draggable element.
+  });
+
+  it('lets two fingers pinch to zoom anywhere, where one finger would drag the page', () => {
+    renderWithProviders(<AccessGate>page</AccessGate>, { preloadedState: { account: validAccount() } });
+    fireEvent.touchStart(screen.getByText('page'));
     const pinch = Object.assign(new Event('touchmove', { bubbles: true, cancelable: true }), { touches: [{}, {}] });
-    screen.getByText('handle').dispatchEvent(pinch);
-    expect(pinch.defaultPrevented).toBe(true);
+    screen.getByText('page').dispatchEvent(pinch);
+    expect(pinch.defaultPrevented).toBe(false);
+    const drag = Object.assign(new Event('touchmove', { bubbles: true, cancelable: true }), { touches: [{}] });
+    screen.getByText('page').dispatchEvent(drag);
+    expect(drag.defaultPrevented).toBe(true);
+    const gesture = new Event('gesturestart', { bubbles: true, cancelable: true });
+    screen.getByText('page').dispatchEvent(gesture);
+    expect(gesture.defaultPrevented).toBe(false);
   });
 
   it('lets scrollable containers (the chat log) scroll', () => {

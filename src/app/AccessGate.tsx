@@ -1,8 +1,9 @@
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, type ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import { accountRetryRequested, selectAccountStatus } from '../features/account/accountSlice.ts';
 import { accountMessages } from '../features/account/messages.ts';
 import { useAppDispatch, useAppSelector } from './hooks.ts';
+import { dismissShell } from './shell.ts';
 import './AccessGate.css';
 
 /** Elements that may be dragged or moved with a finger: marked ones and form fields. */
@@ -28,7 +29,7 @@ export function allowsTouchMove(target: EventTarget | null): boolean {
   return false;
 }
 
-/** Page-level guards of the spec's access gate: no context menu, no dragging of the page. */
+/** Page-level guards of the spec's access gate: no context menu, no dragging of the page (zoom stays). */
 export function useAccessGuards(): void {
   useEffect(() => {
     // Decided once per gesture at touchstart: cheaper than walking the tree on every touchmove.
@@ -38,19 +39,17 @@ export function useAccessGuards(): void {
       allowed = allowsTouchMove(event.target);
     };
     const onTouchMove = (event: TouchEvent) => {
-      // Two fingers are a pinch: the page never zooms (iOS ignores user-scalable=no).
-      if (!allowed || (event.touches?.length ?? 0) > 1) event.preventDefault();
+      // One finger drags the page, which the spec blocks; two are a pinch, which visitors
+      // with low vision need to zoom (WCAG 1.4.4), so the page lets it through.
+      if (!allowed && (event.touches?.length ?? 1) < 2) event.preventDefault();
     };
-    const onGesture = (event: Event) => event.preventDefault();
     document.addEventListener('contextmenu', onContextMenu);
     document.addEventListener('touchstart', onTouchStart, { passive: true });
     document.addEventListener('touchmove', onTouchMove, { passive: false });
-    document.addEventListener('gesturestart', onGesture);
     return () => {
       document.removeEventListener('contextmenu', onContextMenu);
       document.removeEventListener('touchstart', onTouchStart);
       document.removeEventListener('touchmove', onTouchMove);
-      document.removeEventListener('gesturestart', onGesture);
     };
   }, []);
 }
@@ -80,6 +79,12 @@ function Unreachable() {
 export function AccessGate({ children }: { children: ReactNode }) {
   useAccessGuards();
   const status = useAppSelector(selectAccountStatus);
+  // The static shell (index.html) stands for the pre-session screen while the account loads;
+  // once React shows what the account's answer calls for, it goes, before that frame paints.
+  const settled = status !== 'idle' && status !== 'loading';
+  useLayoutEffect(() => {
+    if (settled) dismissShell();
+  }, [settled]);
   if (status === 'valid') return children;
   if (status === 'invalid' || status === 'missingId') return null;
   if (status === 'unreachable') return <Unreachable />;

@@ -105,10 +105,13 @@ export function parseUserInfoResponse(body: unknown): UserInfoResult {
   return { valid: true, raw: data, info: toAccountInfo(data) };
 }
 
+export const userInfoUrl = (userServiceUrl: string) => `${userServiceUrl}/ue/userinfo`;
+export const userInfoFields = (uid: string, version: string) => ({ uid, version });
+
 export function createAccountService(http: HttpClient, config: { userServiceUrl: string; version: string }): AccountService {
   return {
     async fetchUserInfo(uid, signal) {
-      const body = await http.postForm(`${config.userServiceUrl}/ue/userinfo`, { uid, version: config.version }, { signal });
+      const body = await http.postForm(userInfoUrl(config.userServiceUrl), userInfoFields(uid, config.version), { signal });
       const result = parseUserInfoResponse(body);
       if (!result.valid) log.info('account rejected', { uid, reason: result.reason });
       return result;

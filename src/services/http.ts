@@ -92,6 +92,15 @@ function deadline(ms: number, caller: AbortSignal | undefined): Deadline {
   };
 }
 
+/** A form-encoded POST, as postForm sends it (src/early.ts makes the same one before the app loads). */
+export function formRequest(fields: Record<string, string>): RequestInit {
+  return {
+    method: 'POST',
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+  };
+}
+
 export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = {}): HttpClient {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const defaultTimeout = options.timeoutMs ?? HTTP_TIMEOUT_MS;
@@ -147,16 +156,7 @@ export function createHttp(options: { fetch?: FetchLike; timeoutMs?: number } = 
     getJson: (url, opts) => json(url, { method: 'GET' }, opts),
     postJson: (url, body, opts) =>
       json(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }, opts),
-    postForm: (url, fields, opts) =>
-      json(
-        url,
-        {
-          method: 'POST',
-          body: new URLSearchParams(fields).toString(),
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        },
-        opts,
-      ),
+    postForm: (url, fields, opts) => json(url, formRequest(fields), opts),
     postText: (url, body, contentType, opts) =>
       send(url, { method: 'POST', body, headers: { 'Content-Type': contentType } }, opts),
     delete: (url, opts) => send(url, { method: 'DELETE' }, opts),

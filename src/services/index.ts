@@ -5,6 +5,7 @@
 import { APP_VERSION, environment } from '../app/environments.ts';
 import type { SagaServices } from '../sagas/context.ts';
 import { createAccountService } from './account.ts';
+import { earlyFetch } from './earlyRequest.ts';
 import { createHttp } from './http.ts';
 import { createLiveService } from './live.ts';
 import { createLivePeerHolder } from './livePeer.ts';
@@ -17,7 +18,8 @@ import { createVoiceService } from './voice.ts';
 import { createWhepService } from './whep.ts';
 
 export function createServices(): SagaServices {
-  const http = createHttp();
+  // The first /ue/userinfo may already be on its way (src/early.ts): the client takes its answer.
+  const http = createHttp({ fetch: earlyFetch() });
   const livePeer = createLivePeerHolder();
   return {
     account: createAccountService(http, { userServiceUrl: environment.userServiceUrl, version: APP_VERSION }),

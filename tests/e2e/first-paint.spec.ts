@@ -1,0 +1,130 @@
+/**
+ * The first visit on a phone (issue: Lighthouse mobile): every built asset compressed on
+ * the wire, a viewport that lets visitors zoom, the static shell painted before any
+ * script and taken over without a layout shift, the account asked for before the app's
+ * big chunk has arrived, and no voice asset before Start chat.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { expect, test, type Request } from '@playwright/test';
+import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
+import { REPO_ROOT } from '../support/standin.ts';
+import { openHome, startButton } from './support/app.ts';
+
+const DIST_ASSETS = join(REPO_ROOT, 'dist', 'assets');
+/** What a call needs and the pre-session screen must never fetch. */
+const VOICE_ASSET = /speech\.sdk|\.wasm(\?|$)|\.onnx(\?|$)|worklet|vad\.worker|(^|[/._-])ort[._-]/i;
+
+/** The answer's headers only (the body is dropped): fetch would decode it and hide Content-Encoding. */
+function headersOf(url: string, acceptEncoding: string | null): Promise<Record<string, string | string[] | undefined>> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { headers: acceptEncoding === null ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+      resolve({ status: String(res.statusCode), ...res.headers });
+      res.destroy();
+    });
+    req.on('error', reject);
+  });
+}
+
+test('every hashed asset is sent as brotli or gzip when asked, and as itself otherwise, with Vary', async ({ baseURL }) => {
+  const files = readdirSync(DIST_ASSETS).filter((f) => COMPRESSIBLE.test(f) && !f.endsWith('.map') && statSync(join(DIST_ASSETS, f)).size >= MIN_BYTES);
+  // The page's chunks, the stylesheet, the Speech SDK, the VAD worker and onnxruntime's wasm at least.
+  expect(files.filter((f) => f.endsWith('.wasm'))).toHaveLength(1);
+  expect(files.length).toBeGreaterThan(8);
+  for (const file of files) {
+    const url = `${baseURL}/25d/assets/${file}`;
+    const br = await headersOf(url, 'br, gzip');
+    expect([file, br.status, br['content-encoding'], br.vary]).toEqual([file, '200', 'br', 'Accept-Encoding']);
+    const gz = await headersOf(url, 'gzip');
+    expect([file, gz['content-encoding'], gz.vary]).toEqual([file, 'gzip', 'Accept-Encoding']);
+    const plain = await headersOf(url, null);
+    expect([file, plain['content-encoding'], plain.vary]).toEqual([file, undefined, 'Accept-Encoding']);
+    if (file.endsWith('.wasm')) expect(br['content-type']).toBe('application/wasm');
+  }
+  // The page itself too, with its CSP.
+  const page = await headersOf(`${baseURL}/25d/demo`, 'br, gzip');
+  expect(page['content-encoding']).toBe('br');
+  expect(page['content-security-policy']).toContain("script-src 'self'");
+});
+
+test('the viewport lets visitors zoom', async ({ page }) => {
+  await page.goto('/25d/demo');
+  const viewport = await page.locator('meta[name="viewport"]').getAttribute('content');
+  expect(viewport).toContain('width=device-width');
+  expect(viewport).not.toMatch(/user-scalable\s*=\s*(no|0)/);
+  expect(viewport).not.toMatch(/maximum-scale/);
+});
+
+test('without JavaScript the pre-session shell is painted: photo ring, title space and the Start chat bar', async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, baseURL, viewport: { width: 390, height: 844 }, isMobile: true });
+  try {
+    const page = await context.newPage();
+    await page.goto('/25d/demo');
+    const shell = page.locator('#shell');
+    await expect(shell.locator('.shell__photo')).toBeVisible();
+    await expect(shell.locator('.shell__action')).toBeVisible();
+    // It is decoration for assistive technology: the real controls come with the app.
+    await expect(shell).toHaveAttribute('aria-hidden', 'true');
+    const action = await shell.locator('.shell__action').boundingBox();
+    // The bar sits at the bottom, where the app's Start chat button will be.
+    expect(action!.y + action!.height).toBeGreaterThan(844 - 120);
+    await expect(page.locator('#root')).toBeEmpty();
+  } finally {
+    await context.close();
+  }
+});
+
+test('the app takes over from the shell without a layout shift, and the shell is gone', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __shifts: number[] };
+    w.__shifts = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+        if (!entry.hadRecentInput) w.__shifts.push(entry.value);
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  // The app's stylesheet held back half a second, as on a slow link: the shell paints, gets its
+  // photo and title, and only then does the stylesheet apply to the page it is on.
+  await page.route(/\/assets\/main-[\w-]+\.css$/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await route.continue();
+  });
+  await openHome(page);
+  await expect(page.locator('#shell')).toHaveCount(0);
+  // Two frames after the takeover, so any shift it caused has been reported.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  expect(await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts)).toEqual([]);
+});
+
+test('the account is asked for before the app chunk has arrived, and no voice asset before Start chat', async ({ page }) => {
+  const requests: Request[] = [];
+  page.on('request', (request) => requests.push(request));
+  let sawUserinfo!: () => void;
+  const userinfo = new Promise<void>((resolve) => (sawUserinfo = resolve));
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/ue/userinfo') sawUserinfo();
+  });
+  const order: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/ue/userinfo') order.push('userinfo requested');
+  });
+  page.on('requestfinished', (request) => {
+    if (/\/assets\/main-[\w-]+\.js$/.test(new URL(request.url()).pathname)) order.push('app chunk loaded');
+  });
+  // The app chunk is held back until the account request is seen, or 5 s: with the request
+  // made by the app itself, it never comes first and the order below says so.
+  await page.route(/\/assets\/main-[\w-]+\.js$/, async (route) => {
+    await Promise.race([userinfo, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await route.continue();
+  });
+  await openHome(page);
+  await page.waitForLoadState('networkidle');
+  expect(order).toEqual(['userinfo requested', 'app chunk loaded']);
+  // One account request in all: the app took the first module's answer instead of asking again.
+  expect(requests.filter((r) => new URL(r.url()).pathname === '/ue/userinfo')).toHaveLength(1);
+  const voice = requests.map((r) => new URL(r.url()).pathname).filter((path) => VOICE_ASSET.test(path));
+  expect(voice).toEqual([]);
+  await expect(startButton(page)).toBeEnabled();
+});
