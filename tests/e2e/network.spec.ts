@@ -214,7 +214,7 @@ test('a 30 s blackout: the reconnect limits end the session with their message, 
   console.log(`30 s blackout: the session ended ${endedAfter} ms after the blackout began`);
 });
 
-test('a 300 kbit/s bottleneck: the panel\'s downstream stays under it and the level follows the table', async () => {
+test('a 300 kbit/s bottleneck: the panel\'s downstream stays under it over three samples and the level follows the table', async () => {
   test.setTimeout(120_000);
   const page = await openPage();
   await startButton(page).click();
@@ -224,13 +224,15 @@ test('a 300 kbit/s bottleneck: the panel\'s downstream stays under it and the le
   await samples(page, 1);
   const shown = await samples(page, 3);
   console.log(`300 kbit/s bottleneck, panel samples: ${shown.map((s) => `${s.Downstream} / ${s['Packet loss']} / ${s.RTT} / ${s.Quality}`).join(' | ')}`);
-  // A stream larger than the link (the avatar's 1.2 Mbit/s) keeps it saturated, so a sample may
-  // also hold the token bucket's burst on top of the rate.
-  const ceiling = 300 + (TBF_BURST_BYTES * 8) / SAMPLE_MS;
+  // A stream larger than the link (the avatar's 1.2 Mbit/s) keeps it saturated, so the samples
+  // together carry at most the rate plus the token bucket's burst. One sample alone may show
+  // more: a browser starved of CPU (a loaded CI machine) reads a backlog from its socket
+  // buffer, past the bucket, into the next sample (379 kbps, then 54 and 48, was seen).
+  const downs = shown.map((sample) => figure(sample.Downstream)!);
+  const mean = downs.reduce((a, b) => a + b, 0) / downs.length;
+  expect(mean, `the mean of ${downs.join(', ')} kbps`).toBeLessThan(300 + (TBF_BURST_BYTES * 8) / (SAMPLE_MS * shown.length));
   for (const sample of shown) {
-    const down = figure(sample.Downstream)!;
-    expect(down, JSON.stringify(sample)).toBeLessThan(ceiling);
-    expect(sample.Quality, JSON.stringify(sample)).toBe(specLevel(down, figure(sample['Packet loss']), figure(sample.RTT)));
+    expect(sample.Quality, JSON.stringify(sample)).toBe(specLevel(figure(sample.Downstream)!, figure(sample['Packet loss']), figure(sample.RTT)));
   }
   await expect(endButton(page)).toBeEnabled();
   const counts = link.counts();
