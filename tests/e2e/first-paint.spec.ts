@@ -98,6 +98,35 @@ test('the app takes over from the shell without a layout shift, and the shell is
   expect(await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts)).toEqual([]);
 });
 
+test('the shell’s photo stays the largest paint when the photo arrives after the app: React’s copy is no later candidate', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __lcp: { url: string; where: string }[] };
+    w.__lcp = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { url: string; element: Element | null })[]) {
+        const where = !entry.element ? 'removed' : entry.element.closest('#shell') ? 'shell' : entry.element.className || entry.element.tagName;
+        w.__lcp.push({ url: entry.url, where });
+      }
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
+  });
+  // The photo held back until well after the app has rendered, as on a slow link: React's copy
+  // and the shell's wait for the same bytes.
+  await page.route(/\/assets-standin\/avatar\.\w+$/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await route.continue();
+  });
+  await openHome(page);
+  await expect(page.locator('#shell')).toHaveCount(0);
+  await expect(page.locator('.avatar-photo__img')).toHaveJSProperty('complete', true);
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const entries = await page.evaluate(() => (window as unknown as { __lcp: { url: string; where: string }[] }).__lcp);
+  const photo = entries.filter((e) => /\/assets-standin\/avatar\.\w+$/.test(e.url));
+  expect(photo.length).toBeGreaterThan(0);
+  expect(photo.map((e) => e.where).filter((where) => where !== 'shell' && where !== 'removed')).toEqual([]);
+  // The photo is the last candidate: nothing larger painted after it.
+  expect(entries.at(-1)?.url).toMatch(/\/assets-standin\/avatar\.\w+$/);
+});
+
 test('the account is asked for before the app chunk has arrived, and no voice asset before Start chat', async ({ page }) => {
   const requests: Request[] = [];
   page.on('request', (request) => requests.push(request));
