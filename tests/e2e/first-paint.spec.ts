@@ -128,6 +128,34 @@ test('the shell’s photo stays the largest paint when the photo arrives after t
   expect(entries.at(-1)?.url).toMatch(/\/assets-standin\/avatar\.\w+$/);
 });
 
+test('the app runs only once the shell’s photo has painted, even when the photo is slow', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __order: string[] };
+    w.__order = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { url: string })[]) {
+        if (/\/assets-standin\/avatar\.\w+$/.test(entry.url)) w.__order.push('photo painted');
+      }
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
+    document.addEventListener('DOMContentLoaded', () => {
+      const root = document.getElementById('root');
+      if (!root) return;
+      const seen = new MutationObserver(() => {
+        w.__order.push('app rendered');
+        seen.disconnect();
+      });
+      seen.observe(root, { childList: true });
+    });
+  });
+  await page.route(/\/assets-standin\/avatar\.\w+$/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await route.continue();
+  });
+  await openHome(page);
+  await expect(startButton(page)).toBeEnabled();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __order: string[] }).__order)).toEqual(['photo painted', 'app rendered']);
+});
+
 test('Start chat’s tap paints its connecting state before the start’s requests leave', async ({ page }) => {
   await page.addInitScript(() => {
     const w = window as unknown as { __order: string[] };
