@@ -1,9 +1,9 @@
 /**
  * The first visit on a phone (issue: Lighthouse mobile): every built asset compressed on
  * the wire, a viewport that lets visitors zoom, the static shell painted before any
- * script and taken over without a layout shift or a later largest-paint candidate, the
- * account asked for before the app's big chunk has arrived, no voice asset before Start
- * chat, and Start chat's connecting state painted before its requests leave.
+ * script and taken over without a layout shift, the account asked for before the app's
+ * big chunk has arrived, no voice asset before Start chat, and Start chat's connecting
+ * state painted before its requests leave.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { get } from 'node:http';
@@ -97,63 +97,6 @@ test('the app takes over from the shell without a layout shift, and the shell is
   // Two frames after the takeover, so any shift it caused has been reported.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   expect(await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts)).toEqual([]);
-});
-
-test('the shell’s photo stays the largest paint when the photo arrives after the app: React’s copy is no later candidate', async ({ page }) => {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __lcp: { url: string; where: string }[] };
-    w.__lcp = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { url: string; element: Element | null })[]) {
-        const where = !entry.element ? 'removed' : entry.element.closest('#shell') ? 'shell' : entry.element.className || entry.element.tagName;
-        w.__lcp.push({ url: entry.url, where });
-      }
-    }).observe({ type: 'largest-contentful-paint', buffered: true });
-  });
-  // The photo held back until well after the app has rendered, as on a slow link: React's copy
-  // and the shell's wait for the same bytes.
-  await page.route(/\/assets-standin\/avatar\.\w+$/, async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await route.continue();
-  });
-  await openHome(page);
-  await expect(page.locator('#shell')).toHaveCount(0);
-  await expect(page.locator('.avatar-photo__img')).toHaveJSProperty('complete', true);
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const entries = await page.evaluate(() => (window as unknown as { __lcp: { url: string; where: string }[] }).__lcp);
-  const photo = entries.filter((e) => /\/assets-standin\/avatar\.\w+$/.test(e.url));
-  expect(photo.length).toBeGreaterThan(0);
-  expect(photo.map((e) => e.where).filter((where) => where !== 'shell' && where !== 'removed')).toEqual([]);
-  // The photo is the last candidate: nothing larger painted after it.
-  expect(entries.at(-1)?.url).toMatch(/\/assets-standin\/avatar\.\w+$/);
-});
-
-test('the app runs only once the shell’s photo has painted, even when the photo is slow', async ({ page }) => {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __order: string[] };
-    w.__order = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { url: string })[]) {
-        if (/\/assets-standin\/avatar\.\w+$/.test(entry.url)) w.__order.push('photo painted');
-      }
-    }).observe({ type: 'largest-contentful-paint', buffered: true });
-    document.addEventListener('DOMContentLoaded', () => {
-      const root = document.getElementById('root');
-      if (!root) return;
-      const seen = new MutationObserver(() => {
-        w.__order.push('app rendered');
-        seen.disconnect();
-      });
-      seen.observe(root, { childList: true });
-    });
-  });
-  await page.route(/\/assets-standin\/avatar\.\w+$/, async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    await route.continue();
-  });
-  await openHome(page);
-  await expect(startButton(page)).toBeEnabled();
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __order: string[] }).__order)).toEqual(['photo painted', 'app rendered']);
 });
 
 test('Start chat’s tap paints its connecting state before the start’s requests leave', async ({ page }) => {
