@@ -9,13 +9,12 @@ afterEach(() => {
 describe('the static shell', () => {
   it('shows the account photo and title once known, and goes away when dismissed', () => {
     document.body.innerHTML = SHELL;
-    const img = fillShell({ photoUrl: 'https://example.com/p.jpg', title: 'Ava' });
-    expect(img).toBe(document.querySelector<HTMLImageElement>('.shell__photo img'));
-    expect(img?.src).toBe('https://example.com/p.jpg');
+    fillShell({ photoUrl: 'https://example.com/p.jpg', title: 'Ava' });
+    expect(document.querySelector<HTMLImageElement>('.shell__photo img')?.src).toBe('https://example.com/p.jpg');
     expect(document.querySelector('.shell__title')?.textContent).toBe('Ava');
     dismissShell();
     expect(document.getElementById('shell')).toBeNull();
     // Filling a dismissed shell (a late answer) does nothing.
-    expect(fillShell({ photoUrl: 'https://example.com/p.jpg', title: 'Ava' })).toBeNull();
+    expect(() => fillShell({ photoUrl: 'https://example.com/p.jpg', title: 'Ava' })).not.toThrow();
   });
 });

@@ -10,24 +10,19 @@ export function dismissShell(doc: Document = document): void {
   doc.getElementById(SHELL_ID)?.remove();
 }
 
-/**
- * Puts the account's photo and title into the shell (nothing when it is already gone).
- * Returns the photo's element when it put one there, else null.
- */
-export function fillShell(info: { photoUrl: string | null; title: string | null }, doc: Document = document): HTMLImageElement | null {
+/** Puts the account's photo and title into the shell (nothing when it is already gone). */
+export function fillShell(info: { photoUrl: string | null; title: string | null }, doc: Document = document): void {
   const shell = doc.getElementById(SHELL_ID);
-  if (!shell) return null;
+  if (!shell) return;
   const photo = shell.querySelector('.shell__photo');
-  let img: HTMLImageElement | null = null;
   if (info.photoUrl && photo && !photo.firstChild) {
-    img = doc.createElement('img');
+    const img = doc.createElement('img');
     img.alt = '';
     img.src = info.photoUrl;
     photo.append(img);
   }
   const title = shell.querySelector('.shell__title');
   if (info.title && title) title.textContent = info.title;
-  return img;
 }
 
 /** Asks the browser for an image now, at high priority, so the screen that shows it finds it cached. */
