@@ -94,7 +94,9 @@ async function startChatInp(page) {
   const events = await page.evaluate(() => window.__events);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   await page.waitForTimeout(400);
-  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  // The session it started ends: Cancel while it connects, End chat if it is already live
+  // (the stand-in is quick on an idle machine).
+  await page.getByRole('button', { name: 'Cancel', exact: true }).or(page.getByRole('button', { name: 'End chat', exact: true })).first().click();
   // Entries under the 16 ms threshold are not reported: a tap with none took less than 16 ms.
   return { ms: events.length === 0 ? 16 : Math.max(...events.map((e) => e.duration)), events };
 }
@@ -148,8 +150,10 @@ async function measure(url) {
       const headers = await request.response().then((r) => r?.allHeaders() ?? {});
       wire.push({ path: new URL(request.url()).pathname, type: request.resourceType(), bytes: responseBodySize + responseHeadersSize, encoding: headers['content-encoding'] ?? 'identity' });
     }
+    // What the pre-session path requested: the session Start chat starts may fetch the voice assets once live.
+    const presessionRequests = [...requested];
     const inp = await startChatInp(page);
-    return { requested, scripts: sized, wire, inp };
+    return { requested: presessionRequests, scripts: sized, wire, inp };
   } finally {
     await browser.close();
   }

@@ -21,7 +21,7 @@ export const ASSETS_VERSION = 'v1';
 export const DEFAULT_ASSETS_DIR = join('.cache', 'standin-assets', ASSETS_VERSION);
 
 export const ACCOUNT_ASSETS = {
-  avatar: '/assets-standin/avatar.png',
+  avatar: '/assets-standin/avatar.webp',
   background: '/assets-standin/backgrounds/showroom.jpg',
   backgroundVideo: '/assets-standin/backgrounds/showroom-loop.webm',
 } as const;

@@ -82,21 +82,26 @@ describe('avatar animator', () => {
 });
 
 describe('generateAvatarPhoto', () => {
-  it('writes a 360x640 PNG', async () => {
+  it('writes a small 360x640 WebP', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'avatar-'));
     try {
-      const file = join(dir, 'avatar.png');
+      const file = join(dir, 'avatar.webp');
       await generateAvatarPhoto(file);
-      const png = await readFile(file);
-      expect(png.subarray(1, 4).toString('ascii')).toBe('PNG');
-      expect(png.readUInt32BE(16)).toBe(360);
-      expect(png.readUInt32BE(20)).toBe(640);
+      const webp = await readFile(file);
+      expect(webp.subarray(0, 4).toString('ascii')).toBe('RIFF');
+      expect(webp.subarray(8, 12).toString('ascii')).toBe('WEBP');
+      // Lossy (VP8): the frame's width and height are 14-bit fields after the start code.
+      expect(webp.subarray(12, 16).toString('ascii')).toBe('VP8 ');
+      expect(webp.readUInt16LE(26) & 0x3fff).toBe(360);
+      expect(webp.readUInt16LE(28) & 0x3fff).toBe(640);
+      // The page's largest paint: a third of the 32 KB PNG it replaced at most.
+      expect(webp.length).toBeLessThan(11_000);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   it('rejects with a clear error when the file cannot be written', async () => {
-    await expect(generateAvatarPhoto('/nonexistent-dir/avatar.png')).rejects.toThrow(/could not write/);
+    await expect(generateAvatarPhoto('/nonexistent-dir/avatar.webp')).rejects.toThrow(/could not write/);
   });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, type ReactNode } from 'react';
 import { useIntl } from 'react-intl';
-import { accountRetryRequested, selectAccountStatus } from '../features/account/accountSlice.ts';
+import { accountRetryRequested, selectAccountInfo, selectAccountStatus } from '../features/account/accountSlice.ts';
 import { accountMessages } from '../features/account/messages.ts';
 import { useAppDispatch, useAppSelector } from './hooks.ts';
 import { dismissShell } from './shell.ts';
@@ -70,6 +70,9 @@ function Unreachable() {
   );
 }
 
+/** The longest the shell stays over a valid account's screen waiting for that screen's photo. */
+export const SHELL_PHOTO_WAIT_MS = 3000;
+
 /**
  * Renders the app only for a valid account. An invalid account (or a missing
  * id) renders no content at all; the invalid-user toast, put by the boot saga,
@@ -79,12 +82,24 @@ function Unreachable() {
 export function AccessGate({ children }: { children: ReactNode }) {
   useAccessGuards();
   const status = useAppSelector(selectAccountStatus);
+  const photoUrl = useAppSelector(selectAccountInfo)?.photoUrl;
   // The static shell (index.html) stands for the pre-session screen while the account loads;
   // once React shows what the account's answer calls for, it goes, before that frame paints.
+  // With a photo, the pre-session screen takes it away when its own copy can paint
+  // (PreSession): the shell's copy, asked for earlier, stays the page's largest paint instead
+  // of React's copy painting first, later and behind the app's chunk. SHELL_PHOTO_WAIT_MS
+  // bounds that wait for any screen that never shows the photo.
   const settled = status !== 'idle' && status !== 'loading';
+  const waitForPhoto = status === 'valid' && Boolean(photoUrl);
   useLayoutEffect(() => {
-    if (settled) dismissShell();
-  }, [settled]);
+    if (!settled) return;
+    if (!waitForPhoto) {
+      dismissShell();
+      return;
+    }
+    const timer = setTimeout(dismissShell, SHELL_PHOTO_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [settled, waitForPhoto]);
   if (status === 'valid') return children;
   if (status === 'invalid' || status === 'missingId') return null;
   if (status === 'unreachable') return <Unreachable />;

@@ -185,7 +185,7 @@ function* greet(link: SignalingLink) {
 }
 
 export function* connectSession(link: SignalingLink, room: RoomRef, signal: AbortSignal) {
-  const { whep } = yield* services();
+  const { whep, platform } = yield* services();
   if (!whep.isSupported()) throw endWithAlert('startFailed', { id: catalogue.webrtcUnsupported.id });
   const uid = yield* select(selectUserId);
   const deviceId = yield* select(selectDeviceId);
@@ -194,6 +194,10 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   // app_id: the client has no separate application id, and the account id is
   // what identifies the avatar configuration, so the uid is sent as app_id.
   const appId = uid;
+  // The tap's own answer (Cancel and "Connecting") paints first: the start's requests and
+  // their bookkeeping would otherwise be part of Start chat's interaction to next paint.
+  // About a frame later; the start limit and Cancel already run (runSession).
+  yield* call([platform, platform.afterNextPaint]);
   // Sequential on purpose: a refused route must never leave a started avatar room behind
   // (in parallel, the cancelled start_live's room id was lost and the room never stopped).
   const route = yield* call(fetchRoute, uid, room, signal);

@@ -74,6 +74,29 @@ describe('session', () => {
     expect(h.sockets[0]?.sent[1]).toMatchObject({ data: { lang: 'en' }, room_id: 'room-1', app_id: 'demo' });
   });
 
+  it('sends the start requests only once the tap’s own answer (connecting) has painted; Cancel meanwhile starts nothing', async () => {
+    let painted!: () => void;
+    h.platform.afterNextPaint.mockImplementation(() => new Promise<void>((resolve) => (painted = resolve)));
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'connecting', phase: 'route' });
+    expect(h.live.getRoute).not.toHaveBeenCalled();
+    painted();
+    await h.flush();
+    expect(h.live.getRoute).toHaveBeenCalledTimes(1);
+    h.dispatch(cancelRequested());
+    await h.flush();
+
+    h.platform.afterNextPaint.mockImplementation(() => new Promise<void>(() => {}));
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(cancelRequested());
+    await h.flush();
+    expect(h.session().status).toBe('idle');
+    expect(h.live.getRoute).toHaveBeenCalledTimes(1);
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+  });
+
   it('shows the please-wait toast when Start chat is pressed again while connecting', async () => {
     h.live.startLive.mockImplementation((_p, signal) => untilAborted(signal));
     h.dispatch(startRequested());

@@ -4,6 +4,7 @@
  */
 import type { LocationLike } from '../app/routes.ts';
 import { randomUUID } from './compat.ts';
+import { afterNextPaint } from './afterPaint.ts';
 
 /** Spec section 4/9: on iOS or inside a messenger app a hidden page ends the session after 3 s, elsewhere at once. */
 export const HIDDEN_GRACE_MS = 3000;
@@ -19,6 +20,8 @@ export interface PlatformService {
   onVisibilityChange(listener: (hidden: boolean) => void): () => void;
   /** Asks for confirmation before the page is left (beforeunload) while on. */
   setLeaveGuard(on: boolean): void;
+  /** Resolves after the next frame has painted (services/afterPaint.ts). */
+  afterNextPaint(): Promise<void>;
   /**
    * A Screen Wake Lock (the screen stays on while it is held). Rejects where the API is
    * missing (NotSupportedError) or the browser refuses (NotAllowedError: battery saver,
@@ -78,6 +81,7 @@ export function createBrowserPlatform(): PlatformService {
       }
       return navigator.wakeLock.request('screen');
     },
+    afterNextPaint,
     setLeaveGuard(on) {
       if (on === guarded) return;
       guarded = on;

@@ -2,7 +2,8 @@
  * The first visit on a phone (issue: Lighthouse mobile): every built asset compressed on
  * the wire, a viewport that lets visitors zoom, the static shell painted before any
  * script and taken over without a layout shift, the account asked for before the app's
- * big chunk has arrived, and no voice asset before Start chat.
+ * big chunk has arrived, no voice asset before Start chat, and Start chat's connecting
+ * state painted before its requests leave.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { get } from 'node:http';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { expect, test, type Request } from '@playwright/test';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
 import { REPO_ROOT } from '../support/standin.ts';
-import { openHome, startButton } from './support/app.ts';
+import { cancelButton, cancelDeliberately, expectPreSession, openHome, startButton } from './support/app.ts';
 
 const DIST_ASSETS = join(REPO_ROOT, 'dist', 'assets');
 /** What a call needs and the pre-session screen must never fetch. */
@@ -96,6 +97,36 @@ test('the app takes over from the shell without a layout shift, and the shell is
   // Two frames after the takeover, so any shift it caused has been reported.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   expect(await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts)).toEqual([]);
+});
+
+test('Start chat’s tap paints its connecting state before the start’s requests leave', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __order: string[] };
+    w.__order = [];
+    const fetch = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/get/route')) w.__order.push('route requested');
+      return fetch(input, init);
+    };
+    // The frame after the tap: what it paints is what React committed in the tap.
+    document.addEventListener(
+      'click',
+      () =>
+        requestAnimationFrame(() => {
+          const cancel = Array.from(document.querySelectorAll('button')).some((b) => b.textContent?.trim() === 'Cancel');
+          w.__order.push(cancel ? 'frame with Cancel' : 'frame without Cancel');
+        }),
+      { capture: true },
+    );
+  });
+  await openHome(page);
+  const tappedAt = Date.now();
+  await startButton(page).click();
+  await expect(cancelButton(page)).toBeVisible();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __order: string[] }).__order)).toEqual(['frame with Cancel', 'route requested']);
+  await cancelDeliberately(page, tappedAt);
+  await expectPreSession(page);
 });
 
 test('the account is asked for before the app chunk has arrived, and no voice asset before Start chat', async ({ page }) => {

@@ -46,8 +46,8 @@ function ffmpegChildren(): number[] {
 describe('a whole session against the stand-in', () => {
   it('goes from account to live avatar, talks, is interrupted, and stops', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    const photo = await fetch(`${base}/assets-standin/avatar.png`);
-    expect(photo.headers.get('content-type')).toBe('image/png');
+    const photo = await fetch(`${base}/assets-standin/avatar.webp`);
+    expect(photo.headers.get('content-type')).toBe('image/webp');
 
     const info = await post('/ue/userinfo', { uid: 'demo', version: '1.0.0' }, true);
     expect((info.data as Record<string, unknown>).AsrList).toBeDefined();

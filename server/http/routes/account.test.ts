@@ -35,9 +35,9 @@ describe('POST /ue/userinfo', () => {
     const data = json.data!;
     expect(Object.keys(data).length).toBeGreaterThan(2);
     expect(data.AsrList).toEqual({ app_key: 'demo-speech-key', region: 'local' });
-    expect(data.photo).toBe(`${t.base}/assets-standin/avatar.png`);
+    expect(data.photo).toBe(`${t.base}/assets-standin/avatar.webp`);
     expect(data.Background).toBe(`${t.base}/assets-standin/backgrounds/showroom.jpg`);
-    expect(data.WebData).toEqual({ use_web_photo: `${t.base}/assets-standin/avatar.png`, use_web_title: data.title });
+    expect(data.WebData).toEqual({ use_web_photo: `${t.base}/assets-standin/avatar.webp`, use_web_title: data.title });
     expect(typeof data.title).toBe('string');
     expect(typeof data.app_id).toBe('string');
   });

@@ -223,6 +223,7 @@ export function createFakes(options: FakeOptions = {}) {
       return () => visibility.delete(listener);
     }),
     setLeaveGuard: vi.fn<PlatformService['setLeaveGuard']>(),
+    afterNextPaint: vi.fn<PlatformService['afterNextPaint']>(() => Promise.resolve()),
     requestScreenWakeLock: vi.fn<PlatformService['requestScreenWakeLock']>(() => Promise.resolve(wakeLocks.create())),
   };
 

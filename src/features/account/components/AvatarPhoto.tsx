@@ -7,10 +7,12 @@ interface AvatarPhotoProps {
   url: string | null | undefined;
   /** Adds a slow pulsing halo: the avatar is being woken up. */
   busy?: boolean;
+  /** Called once the photo is decoded and will paint in the next frame (or has failed: the silhouette shows). */
+  onShown?: () => void;
 }
 
 /** The account's avatar photo in a ring; a drawn silhouette when there is no photo or it fails to load. */
-export function AvatarPhoto({ url, busy = false }: AvatarPhotoProps) {
+export function AvatarPhoto({ url, busy = false, onShown }: AvatarPhotoProps) {
   const intl = useIntl();
   // Ids in inline SVG are document-wide: two photos on one page must not share a gradient id.
   const gradientId = useId();
@@ -26,7 +28,16 @@ export function AvatarPhoto({ url, busy = false }: AvatarPhotoProps) {
             src={url}
             alt={intl.formatMessage(accountMessages.photoAlt)}
             decoding="async"
-            onError={() => setFailedUrl(url)}
+            onLoad={(event) => {
+              if (!onShown) return;
+              // decoding="async": loaded is not yet paintable; decode() says when it is.
+              const img = event.currentTarget;
+              (typeof img.decode === 'function' ? img.decode() : Promise.resolve()).then(onShown, onShown);
+            }}
+            onError={() => {
+              setFailedUrl(url);
+              onShown?.();
+            }}
           />
         ) : (
           <svg className="avatar-photo__placeholder" viewBox="0 0 120 120" role="img" aria-label={intl.formatMessage(accountMessages.photoAlt)}>

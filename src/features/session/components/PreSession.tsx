@@ -1,6 +1,7 @@
-import { useId, useRef } from 'react';
+import { useId, useLayoutEffect, useRef } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { dismissShell } from '../../../app/shell.ts';
 import { unlockAvatarAudio } from '../../../services/avatarAudio.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
 import { AvatarPhoto } from '../../account/components/AvatarPhoto.tsx';
@@ -46,6 +47,11 @@ export function PreSession() {
     unlockAvatarAudio();
     dispatch(startRequested());
   };
+  // The static shell stays over this screen until its photo can paint (AccessGate); a tap on
+  // Start chat (it reaches this screen through the shell) shows its answer at once.
+  useLayoutEffect(() => {
+    if (status !== 'idle') dismissShell();
+  }, [status]);
   const cancel = () => dispatch(performance.now() - startedAt.current < DOUBLE_TAP_MS ? startRequested() : cancelRequested());
 
   return (
@@ -55,7 +61,7 @@ export function PreSession() {
       </div>
       <Header />
       <div className="presession__hero">
-        <AvatarPhoto url={info?.photoUrl} busy={connecting} />
+        <AvatarPhoto url={info?.photoUrl} busy={connecting} onShown={dismissShell} />
         <div className="presession__identity">
           <h1 id={titleId} className="presession__title">
             {info?.title || intl.formatMessage(sessionMessages.defaultTitle)}
