@@ -27,15 +27,15 @@ export type PeerEvent =
 export interface WhepConnection {
   /** The avatar's remote video and audio tracks. */
   readonly stream: MediaStream;
+  connectionState(): RTCPeerConnectionState;
+  /** Events raised before the first subscriber are replayed to it, so nothing is lost after connect() resolves. */
+  subscribe(listener: (event: PeerEvent) => void): () => void;
+  getStats(): Promise<RTCStatsReport>;
   /**
    * Closes the peer connection and, once the media server has answered (201 with a Location),
    * hangs up there too (DELETE, RFC 9725): SRS then frees the session at once instead of after
    * its 30 s timeout. The DELETE is not waited for; the HTTP timeout bounds it.
    */
-  connectionState(): RTCPeerConnectionState;
-  /** Events raised before the first subscriber are replayed to it, so nothing is lost after connect() resolves. */
-  subscribe(listener: (event: PeerEvent) => void): () => void;
-  getStats(): Promise<RTCStatsReport>;
   close(): void;
 }
 
