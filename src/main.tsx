@@ -5,19 +5,15 @@ import { Providers } from './app/providers.tsx';
 import { APP_VERSION, environment } from './app/environments.ts';
 import { getQueryParam, parseRoute } from './app/routes.ts';
 import { makeStore, rootReducer } from './app/store.ts';
-import { ChatLog } from './features/chat/components/ChatLog.tsx';
-import { InputBar } from './features/input/components/InputBar.tsx';
 import { installSessionLogHotkey } from './features/sessionLog/hotkey.ts';
 import { connectLoggerToRecorder } from './features/sessionLog/logSink.ts';
 import { createRecorder } from './features/sessionLog/recorder.ts';
-import { StatsPanel } from './features/stats/components/StatsPanel.tsx';
 import { isStatsPanelRequested } from './features/stats/selectors.ts';
 import { statsPanelEnabled } from './features/stats/statsSlice.ts';
-import { CallControls } from './features/voice/components/CallControls.tsx';
-import { HoldToTalkButton } from './features/voice/components/HoldToTalkButton.tsx';
-import { createServices } from './services/index.ts';
+import { createCoreServices } from './services/index.ts';
 import { langInitialized } from './features/locale/localeSlice.ts';
 import { pickInitialLang } from './sagas/boot.ts';
+import { LazyLiveView, loadLiveChunk } from './app/liveChunk.ts';
 import './app/styles/index.css';
 
 // The replay viewer is a support tool: it never weighs on the visitor's first paint.
@@ -79,7 +75,9 @@ function mount(): void {
     environment: environment.name,
   });
   connectLoggerToRecorder(recorder);
-  const store = makeStore({ services: createServices(), sessionLog: recorder });
+  // The live screen, chat, voice and stats come in a chunk of their own, fetched while the
+  // visitor reads the pre-session screen (sagas/liveLoader.ts).
+  const store = makeStore({ sagas: { services: createCoreServices(), loadLive: loadLiveChunk }, sessionLog: recorder });
   if (environment.debugTools) {
     installSessionLogHotkey(window, store.dispatch);
     exposeStoreForDebugging(store.getState);
@@ -88,12 +86,8 @@ function mount(): void {
   root.render(
     <StrictMode>
       <Providers store={store}>
-        {/* The live screen's slots; ReplayScreen renders <App> with the same ones. */}
-        <App
-          chatLog={<ChatLog />}
-          inputBar={<InputBar speakSlot={<HoldToTalkButton />} callSlot={<CallControls />} />}
-          overlay={<StatsPanel />}
-        />
+        {/* ReplayScreen renders <App> with the same live screen, imported statically. */}
+        <App live={LazyLiveView} />
       </Providers>
     </StrictMode>,
   );

@@ -5,6 +5,7 @@ import { toastShown } from '../features/notices/noticesSlice.ts';
 import { renderWithProviders, validAccount } from '../test/render.tsx';
 import { allowsTouchMove, AccessGate } from './AccessGate.tsx';
 import { App } from './App.tsx';
+import { LiveView } from '../live/LiveView.tsx';
 
 function dispatchCancelable(target: EventTarget, type: string): Event {
   const event = new Event(type, { bubbles: true, cancelable: true });
@@ -14,7 +15,7 @@ function dispatchCancelable(target: EventTarget, type: string): Event {
 
 describe('AccessGate', () => {
   it('renders nothing but the invalid-user toast for an invalid account', () => {
-    const { store, container } = renderWithProviders(<App />, {
+    const { store, container } = renderWithProviders(<App live={LiveView} />, {
       lang: 'zh',
       preloadedState: { account: validAccount({ status: 'invalid', info: null }) },
     });

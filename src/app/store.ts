@@ -10,7 +10,8 @@ import type { SessionRecorder } from '../features/sessionLog/recorder.ts';
 import { sessionSlice } from '../features/session/sessionSlice.ts';
 import { statsSlice } from '../features/stats/statsSlice.ts';
 import { voiceSlice } from '../features/voice/voiceSlice.ts';
-import type { SagaServices } from '../sagas/context.ts';
+import type { CoreServices } from '../sagas/context.ts';
+import type { LiveLoader } from '../sagas/liveLoader.ts';
 import { rootSaga } from '../sagas/rootSaga.ts';
 
 /** Feature slices are added here; lazily loaded features use rootReducer.inject. */
@@ -29,14 +30,18 @@ export type RootState = ReturnType<typeof rootReducer>;
 
 export interface MakeStoreOptions {
   preloadedState?: Partial<RootState>;
-  /** Services given to sagas through saga context; omit to run without sagas (component tests, replay). */
-  services?: SagaServices;
+  /**
+   * The sagas' services (saga context) and the loader of the live chunk, whose sagas and
+   * services join once it is here (sagas/liveLoader.ts); omit to run without sagas
+   * (component tests, replay).
+   */
+  sagas?: { services: CoreServices; loadLive: LiveLoader };
   /** Records every action for the session log; it runs before the sagas so it sees actions in reducer order. */
   sessionLog?: SessionRecorder;
 }
 
-export function makeStore({ preloadedState, services, sessionLog }: MakeStoreOptions = {}) {
-  const sagaMiddleware = services ? createSagaMiddleware({ context: { services } }) : null;
+export function makeStore({ preloadedState, sagas, sessionLog }: MakeStoreOptions = {}) {
+  const sagaMiddleware = sagas ? createSagaMiddleware({ context: { services: sagas.services } }) : null;
   const store = configureStore({
     reducer: rootReducer,
     preloadedState,
@@ -45,7 +50,7 @@ export function makeStore({ preloadedState, services, sessionLog }: MakeStoreOpt
         .prepend(sessionLog ? [createSessionLogMiddleware(sessionLog)] : [])
         .concat(sagaMiddleware ? [sagaMiddleware] : []),
   });
-  if (sagaMiddleware) sagaMiddleware.run(rootSaga);
+  if (sagaMiddleware && sagas) sagaMiddleware.run(rootSaga, sagas.loadLive);
   return store;
 }
 

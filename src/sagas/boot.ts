@@ -13,7 +13,7 @@ import { HttpError } from '../services/http.ts';
 import { createLogger } from '../services/logger.ts';
 import type { PlatformService } from '../services/platform.ts';
 import { STORAGE_KEYS, type KeyValueStorage } from '../services/storage.ts';
-import { services } from './context.ts';
+import { coreServices } from './context.ts';
 
 const log = createLogger('boot');
 
@@ -71,7 +71,7 @@ export function isTransientFailure(error: unknown): boolean {
 type Fetched = { kind: 'answered'; result: UserInfoResult } | { kind: 'unreachable' };
 
 function* fetchWithRetries(userId: string): SagaGenerator<Fetched> {
-  const { account } = yield* services();
+  const { account } = yield* coreServices();
   for (let attempt = 0; ; attempt += 1) {
     try {
       return { kind: 'answered', result: yield* call([account, account.fetchUserInfo], userId) };
@@ -92,7 +92,7 @@ function* fetchWithRetries(userId: string): SagaGenerator<Fetched> {
 }
 
 function* loadAccount(userId: string) {
-  const { storage } = yield* services();
+  const { storage } = yield* coreServices();
   storage.set(STORAGE_KEYS.userId, userId);
   for (;;) {
     const fetched = yield* call(fetchWithRetries, userId);
@@ -116,7 +116,7 @@ function* loadAccount(userId: string) {
 }
 
 export function* boot() {
-  const { platform, storage } = yield* services();
+  const { platform, storage } = yield* coreServices();
   const route = parseRoute(platform.location());
   const deviceId = ensureDeviceId(storage, platform);
   // An older version stored the speech key with the account: it stays in memory only now.

@@ -24,6 +24,7 @@ import {
   roomJoined,
   selectSessionStatus,
   signalingStateChanged,
+  START_TIMEOUT_MS,
   videoCanPlay,
   videoPlayBlocked,
   videoPlaying,
@@ -41,8 +42,6 @@ import type { SignalingLink } from './signalingLink.ts';
 
 const log = createLogger('session');
 
-/** Spec section 4: the start request plus the media connection must finish within 15 s. */
-export const START_TIMEOUT_MS = 15_000;
 export const CANPLAY_WATCHDOG_MS = 5000;
 
 /** The room started by /start_live, kept where the ending sequence can see it even if a later step fails. */

@@ -13,25 +13,38 @@ import type { WhepService } from '../services/whep.ts';
 
 /**
  * The outside world, as sagas see it. Production builds pass the real adapters
- * (src/services, createServices()); saga tests pass fakes. Sagas never import a
- * service module's instances directly.
+ * (src/services, createCoreServices() from the first chunk, createLiveServices() from
+ * the live chunk once it is here: liveLoader.ts); saga tests pass fakes of all of them
+ * up front. Sagas never import a service module's instances directly.
  */
-export interface SagaServices {
+export interface CoreServices {
   account: AccountService;
+  storage: KeyValueStorage;
+  platform: PlatformService;
+}
+
+/** The services of the live session; only the live chunk's sagas use them. */
+export interface LiveServices {
   live: LiveService;
   streams: StreamsService;
   whep: WhepService;
   socket: SocketService;
-  storage: KeyValueStorage;
-  platform: PlatformService;
   remoteMedia: RemoteMediaHolder;
-  /** Written by the media saga; createServices() gives the same object as statsSource. */
+  /** Written by the media saga; createLiveServices() gives the same object as statsSource. */
   livePeer: LivePeerHolder;
   statsSource: StatsSource;
   /** Microphone pipeline, speech recognizer and the voice assets' prefetch. */
   voice: VoiceService;
 }
 
+export interface SagaServices extends CoreServices, LiveServices {}
+
+/** Every service: for the live chunk's sagas, which run once the live services are in the context. */
 export function* services() {
   return yield* getContext<SagaServices>('services');
+}
+
+/** The services that are there from the first frame: for the pre-session sagas (boot, visibility, the live loader). */
+export function* coreServices() {
+  return yield* getContext<CoreServices>('services');
 }

@@ -21,13 +21,14 @@ import {
   selectSessionStatus,
   sessionEnded,
   sessionEnding,
+  START_TIMEOUT_MS,
   startRequested,
   videoCanPlay,
   videoPlaying,
   type EndReason,
 } from '../features/session/sessionSlice.ts';
 import { createLogger } from '../services/logger.ts';
-import { connectSession, START_TIMEOUT_MS, type RoomRef } from './connect.ts';
+import { connectSession, type RoomRef } from './connect.ts';
 import { services } from './context.ts';
 import { SessionEnd, type EndNotice } from './sessionEnd.ts';
 import type { SignalingLink } from './signalingLink.ts';
@@ -115,9 +116,14 @@ export function* runSession(link: SignalingLink) {
   }
 }
 
-/** Starts a session on Start chat from idle; a Start chat while one is connecting only shows "please wait". */
-export function* sessionWatcher(link: SignalingLink) {
+/**
+ * Starts a session on Start chat from idle; a Start chat while one is connecting only shows
+ * "please wait". `startPending`: a Start chat came before this saga ran (liveLoader.ts), and
+ * the status still says connecting, so that session starts now.
+ */
+export function* sessionWatcher(link: SignalingLink, startPending = false) {
   let current: Task | null = null;
+  if (startPending && (yield* select(selectSessionStatus)) === 'connecting') current = yield* fork(runSession, link);
   for (;;) {
     yield* take(startRequested.type);
     // The reducer has already run: 'connecting' means this tap started a session (or one is under way).

@@ -8,7 +8,7 @@ import type { EventChannel } from 'redux-saga';
 import { endTriggered, selectSessionStatus } from '../features/session/sessionSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import { visibilityChannel, type VisibilityEvent } from './channels/visibilityChannel.ts';
-import { services } from './context.ts';
+import { coreServices } from './context.ts';
 
 const log = createLogger('visibility');
 
@@ -25,7 +25,7 @@ function* untilVisible(chan: EventChannel<VisibilityEvent>) {
 }
 
 export function* visibilityWatcher() {
-  const { platform } = yield* services();
+  const { platform } = yield* coreServices();
   const chan = visibilityChannel(platform);
   try {
     for (;;) {

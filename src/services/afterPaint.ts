@@ -20,3 +20,23 @@ export function afterNextPaint(): Promise<void> {
     );
   });
 }
+
+/** The longest wait for an idle moment before whenIdle() resolves anyway. */
+export const IDLE_MAX_WAIT_MS = 2000;
+
+/**
+ * Resolves once the page has loaded (its photo and stylesheets are in) and the main
+ * thread has an idle moment: for downloads the screen on show does not need, so that
+ * they do not compete with it. requestIdleCallback is missing from Safari: a short
+ * timer after the load event stands in for it there.
+ */
+export function whenIdle(): Promise<void> {
+  return new Promise((resolve) => {
+    const idle = () => {
+      if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: IDLE_MAX_WAIT_MS });
+      else setTimeout(resolve, 200);
+    };
+    if (typeof document === 'undefined' || document.readyState === 'complete') idle();
+    else window.addEventListener('load', idle, { once: true });
+  });
+}

@@ -2,13 +2,13 @@
  * Spec sections 7 and 9: POST /ue/userinfo carries `version`, which is 1.0.0. It is the
  * app's own version, taken at build time from package.json (vite.config.ts defines
  * __APP_VERSION__), exported as APP_VERSION (src/app/environments.ts) and given to the
- * account service by createServices: the chain is checked link by link, up to the form
+ * account service by createCoreServices: the chain is checked link by link, up to the form
  * body that goes on the wire.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { APP_VERSION } from '../app/environments.ts';
-import { createServices } from './index.ts';
+import { createCoreServices } from './index.ts';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -29,7 +29,7 @@ describe('the version sent with /ue/userinfo', () => {
       Promise.resolve(new Response(JSON.stringify({ code: 0, data: { uid: 'demo', title: 'T', Background: '' } }))),
     );
     vi.stubGlobal('fetch', fetch);
-    await createServices().account.fetchUserInfo('demo');
+    await createCoreServices().account.fetchUserInfo('demo');
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] ?? [];
     expect(url).toMatch(/\/ue\/userinfo$/);

@@ -4,7 +4,7 @@
  */
 import type { LocationLike } from '../app/routes.ts';
 import { randomUUID } from './compat.ts';
-import { afterNextPaint } from './afterPaint.ts';
+import { afterNextPaint, whenIdle } from './afterPaint.ts';
 
 /** Spec section 4/9: on iOS or inside a messenger app a hidden page ends the session after 3 s, elsewhere at once. */
 export const HIDDEN_GRACE_MS = 3000;
@@ -22,6 +22,8 @@ export interface PlatformService {
   setLeaveGuard(on: boolean): void;
   /** Resolves after the next frame has painted (services/afterPaint.ts). */
   afterNextPaint(): Promise<void>;
+  /** Resolves once the page has loaded and the main thread is idle (services/afterPaint.ts). */
+  whenIdle(): Promise<void>;
   /**
    * A Screen Wake Lock (the screen stays on while it is held). Rejects where the API is
    * missing (NotSupportedError) or the browser refuses (NotAllowedError: battery saver,
@@ -82,6 +84,7 @@ export function createBrowserPlatform(): PlatformService {
       return navigator.wakeLock.request('screen');
     },
     afterNextPaint,
+    whenIdle,
     setLeaveGuard(on) {
       if (on === guarded) return;
       guarded = on;

@@ -28,5 +28,5 @@ export function createRemoteMediaHolder(): RemoteMediaHolder {
   };
 }
 
-/** The app's one holder; createServices() hands it to the sagas, the UI imports it. */
+/** The app's one holder; createLiveServices() hands it to the sagas, the UI imports it. */
 export const remoteMedia: RemoteMediaHolder = createRemoteMediaHolder();

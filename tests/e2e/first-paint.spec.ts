@@ -2,16 +2,17 @@
  * The first visit on a phone (issue: Lighthouse mobile): every built asset compressed on
  * the wire, a viewport that lets visitors zoom, the static shell painted before any
  * script and taken over without a layout shift, the account asked for before the app's
- * big chunk has arrived, no voice asset before Start chat, and Start chat's connecting
- * state painted before its requests leave.
+ * big chunk has arrived, no voice asset before Start chat, Start chat's connecting
+ * state painted before its requests leave, and the live screen's chunk fetched while the
+ * pre-session screen is read, never on its path.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { expect, test, type Request } from '@playwright/test';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
 import { REPO_ROOT } from '../support/standin.ts';
-import { cancelButton, cancelDeliberately, expectPreSession, openHome, startButton } from './support/app.ts';
+import { alertBox, cancelButton, cancelDeliberately, expectLive, expectPreSession, openHome, startButton, text, endChat } from './support/app.ts';
 
 const DIST_ASSETS = join(REPO_ROOT, 'dist', 'assets');
 /** What a call needs and the pre-session screen must never fetch. */
@@ -158,4 +159,83 @@ test('the account is asked for before the app chunk has arrived, and no voice as
   const voice = requests.map((r) => new URL(r.url()).pathname).filter((path) => VOICE_ASSET.test(path));
   expect(voice).toEqual([]);
   await expect(startButton(page)).toBeEnabled();
+});
+
+/** Built chunks by what their source maps say they hold. */
+function chunksHolding(source: RegExp): string[] {
+  return readdirSync(DIST_ASSETS)
+    .filter((f) => f.endsWith('.js.map'))
+    .filter((f) => (JSON.parse(readFileSync(join(DIST_ASSETS, f), 'utf8')) as { sources: string[] }).sources.some((s) => source.test(s)))
+    .map((f) => f.replace(/\.map$/, ''));
+}
+
+/** The live chunk's entry (its re-exports map to no code) and its view. */
+const LIVE_ENTRY = /src\/(live\/|sagas\/liveSaga\.ts$)/;
+
+/** Modules of the live screen, chat, voice and stats, and of their sagas and services. */
+const LIVE_MODULE = /src\/(features\/(chat|input|stats|voice)\/components\/|features\/session\/components\/(LiveScreen|AvatarVideo)|sagas\/(session|connect|media|signaling|chat|stats|voice\w*)\.ts|services\/(whep|live|socket|voicePipeline|speechRecognizer)\.ts)/;
+
+test('the live screen, chat, voice and stats come in chunks of their own, fetched once the pre-session screen shows', async ({ page }) => {
+  const liveChunks = chunksHolding(LIVE_ENTRY);
+  expect(liveChunks.length).toBeGreaterThan(0);
+  const requested: string[] = [];
+  const scripts: string[] = [];
+  page.on('request', (request) => {
+    const file = new URL(request.url()).pathname.split('/').pop() ?? '';
+    if (liveChunks.includes(file)) requested.push(file);
+    else if (request.resourceType() === 'script') scripts.push(file);
+  });
+  await page.goto('/25d/demo');
+  await expect(startButton(page)).toBeEnabled();
+  // Fetched while the visitor reads the screen: before any tap.
+  await expect.poll(() => requested.length, { timeout: 10_000 }).toBe(liveChunks.length);
+  // After the photo (the screen's largest paint) has arrived and painted: never competing with it.
+  const timing = await page.evaluate(async (files) => {
+    const lcp = await new Promise<number>((resolve) =>
+      new PerformanceObserver((list) => resolve(list.getEntries().at(-1)?.startTime ?? -1)).observe({ type: 'largest-contentful-paint', buffered: true }),
+    );
+    const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+    const photo = document.querySelector<HTMLImageElement>('.presession img.avatar-photo__img')?.currentSrc;
+    return {
+      lcp,
+      photoArrived: resources.find((e) => e.name === photo)?.responseEnd ?? -1,
+      liveRequested: Math.min(...resources.filter((e) => files.some((f) => e.name.endsWith(`/${f}`))).map((e) => e.startTime)),
+    };
+  }, liveChunks);
+  expect(timing.photoArrived).toBeGreaterThan(0);
+  expect(timing.lcp).toBeGreaterThan(0);
+  expect(timing.liveRequested).toBeGreaterThan(timing.photoArrived);
+  expect(timing.liveRequested).toBeGreaterThan(timing.lcp);
+  // None of the live modules is in a script the pre-session screen loaded.
+  const onPath = scripts.filter((file) => chunksHolding(LIVE_MODULE).includes(file));
+  expect(onPath).toEqual([]);
+  // And the session it starts is the whole one.
+  await startButton(page).click();
+  await expectLive(page);
+  await endChat(page);
+});
+
+test('a live chunk that does not arrive: Start chat says so, and the next Start chat fetches it and starts', async ({ page }) => {
+  const liveChunks = chunksHolding(LIVE_ENTRY);
+  const isLive = (url: URL) => liveChunks.includes(url.pathname.split('/').pop() ?? '');
+  let offline = true;
+  let aborted = 0;
+  await page.route(isLive, (route) => {
+    if (!offline) return route.continue();
+    aborted += 1;
+    return route.abort('internetdisconnected');
+  });
+  await openHome(page);
+  const tappedAt = Date.now();
+  await startButton(page).click();
+  await expect(alertBox(page)).toContainText(text('en', 'error.appLoadFailed'));
+  expect(aborted).toBeGreaterThan(0);
+  await alertBox(page).getByRole('button').first().click();
+  await expect(alertBox(page)).toHaveCount(0);
+  await expectPreSession(page);
+  expect(Date.now() - tappedAt).toBeLessThan(15_000);
+  offline = false;
+  await startButton(page).click();
+  await expectLive(page);
+  await endChat(page);
 });

@@ -56,4 +56,5 @@ export const catalogue = defineMessages({
   userIdRequired: { id: 'error.userIdRequired', defaultMessage: 'UserId is required' },
   noVoice: { id: 'error.noVoice', defaultMessage: 'No voice detected' },
   sendWhileClosed: { id: 'error.sendWhileClosed', defaultMessage: 'Not connected yet. Your message was kept; try again in a moment.' },
+  appLoadFailed: { id: 'error.appLoadFailed', defaultMessage: 'The chat could not be loaded. Check your connection and try again.' },
 });

@@ -1,5 +1,8 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 
+/** Spec section 4: the start request plus the media connection must finish within 15 s. */
+export const START_TIMEOUT_MS = 15_000;
+
 export type SessionStatus = 'idle' | 'connecting' | 'live' | 'ending';
 
 /** How far a start has got; shown in the connecting hint and recorded in the session log. */

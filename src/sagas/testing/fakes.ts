@@ -224,6 +224,7 @@ export function createFakes(options: FakeOptions = {}) {
     }),
     setLeaveGuard: vi.fn<PlatformService['setLeaveGuard']>(),
     afterNextPaint: vi.fn<PlatformService['afterNextPaint']>(() => Promise.resolve()),
+    whenIdle: vi.fn<PlatformService['whenIdle']>(() => Promise.resolve()),
     requestScreenWakeLock: vi.fn<PlatformService['requestScreenWakeLock']>(() => Promise.resolve(wakeLocks.create())),
   };
 

@@ -7,11 +7,17 @@ import { configureStore, type Middleware, type UnknownAction } from '@reduxjs/to
 import createSagaMiddleware from 'redux-saga';
 import { vi } from 'vitest';
 import { rootReducer } from '../../app/store.ts';
+import type { LiveLoader } from '../liveLoader.ts';
+import { liveSaga } from '../liveSaga.ts';
 import { rootSaga } from '../rootSaga.ts';
 import { createFakes, type FakeOptions, type Fakes } from './fakes.ts';
 
-/** `arrange` runs before the root saga starts, for fakes the boot saga uses at once. */
-export function setupSagas(options: FakeOptions = {}, arrange?: (fakes: Fakes) => void) {
+/**
+ * `arrange` runs before the root saga starts, for fakes the boot saga uses at once.
+ * The live chunk is "loaded" synchronously, the live sagas sharing the fakes already in
+ * the context: liveLoader.test.ts drives a slow or failing load.
+ */
+export function setupSagas(options: FakeOptions & { loadLive?: LiveLoader } = {}, arrange?: (fakes: Fakes) => void) {
   const fakes = createFakes(options);
   arrange?.(fakes);
   const actions: UnknownAction[] = [];
@@ -24,7 +30,7 @@ export function setupSagas(options: FakeOptions = {}, arrange?: (fakes: Fakes) =
     reducer: rootReducer,
     middleware: (getDefault) => getDefault().concat(recorder, sagaMiddleware),
   });
-  const task = sagaMiddleware.run(rootSaga);
+  const task = sagaMiddleware.run(rootSaga, options.loadLive ?? (() => ({ liveSaga })));
   return {
     ...fakes,
     store,

@@ -2,11 +2,12 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../../app/App.tsx';
+import { LiveView } from '../../../live/LiveView.tsx';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { langChosen } from '../localeSlice.ts';
 
 function renderApp() {
-  return renderWithProviders(<App />, { preloadedState: { account: validAccount() } });
+  return renderWithProviders(<App live={LiveView} />, { preloadedState: { account: validAccount() } });
 }
 
 describe('Language picker', () => {

@@ -3,11 +3,7 @@ import { useIntl, type MessageDescriptor } from 'react-intl';
 import { App } from '../../../app/App.tsx';
 import { Providers } from '../../../app/providers.tsx';
 import { makeStore, type RootState } from '../../../app/store.ts';
-import { ChatLog } from '../../chat/components/ChatLog.tsx';
-import { InputBar } from '../../input/components/InputBar.tsx';
-import { StatsPanel } from '../../stats/components/StatsPanel.tsx';
-import { CallControls } from '../../voice/components/CallControls.tsx';
-import { HoldToTalkButton } from '../../voice/components/HoldToTalkButton.tsx';
+import { LiveView } from '../../../live/LiveView.tsx';
 import { replayMessages } from '../messages.ts';
 import { ScreenBoundary } from './ScreenBoundary.tsx';
 import './ReplayScreen.css';
@@ -23,7 +19,7 @@ const SCREEN_FAILED: MessageDescriptor = replayMessages.screenFailed;
  * inert: the screen is driven by the log, so it must neither take input nor
  * pull focus away from the controls when a replayed alert opens.
  *
- * The slots are the ones main.tsx passes to <App>, so the screen is the visitor's.
+ * The live screen is the one main.tsx passes to <App> (lazily), so the screen is the visitor's.
  */
 export function ReplayScreen({ state }: { state: unknown }) {
   const intl = useIntl();
@@ -36,11 +32,7 @@ export function ReplayScreen({ state }: { state: unknown }) {
           fallback={(error) => <p className="replay-screen__failed">{intl.formatMessage(SCREEN_FAILED, { reason: error.message })}</p>}
         >
           <Providers store={store}>
-            <App
-              chatLog={<ChatLog />}
-              inputBar={<InputBar speakSlot={<HoldToTalkButton />} callSlot={<CallControls />} />}
-              overlay={<StatsPanel />}
-            />
+            <App live={LiveView} />
           </Providers>
         </ScreenBoundary>
       </div>

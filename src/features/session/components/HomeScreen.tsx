@@ -1,7 +1,10 @@
+import { Suspense, type ComponentType } from 'react';
 import { useAppSelector } from '../../../app/hooks.ts';
 import { selectConnectPhase, selectSessionStatus, type ConnectPhase } from '../sessionSlice.ts';
-import { LiveScreen, type LiveSlots } from './LiveScreen.tsx';
 import { PreSession } from './PreSession.tsx';
+
+/** The live screen with its slots (src/live/LiveView.tsx), possibly lazy: HomeScreen waits for it under the pre-session screen. */
+export type LiveScreenComponent = ComponentType<{ covered: boolean }>;
 
 /** Phases from which the live screen is mounted: the room exists and its stream is awaited. */
 const MOUNTED_PHASES: readonly (ConnectPhase | null)[] = ['stream', 'media', 'video'];
@@ -14,14 +17,18 @@ const MOUNTED_PHASES: readonly (ConnectPhase | null)[] = ['stream', 'media', 'vi
  * answered, while the stream is polled (a second or more before any media), not in
  * the Start chat tap itself: that render would hold up the start's own requests.
  */
-export function HomeScreen(slots: LiveSlots) {
+export function HomeScreen({ live: Live }: { live: LiveScreenComponent }) {
   const status = useAppSelector(selectSessionStatus);
   const phase = useAppSelector(selectConnectPhase);
   const liveMounted = status === 'live' || (status === 'connecting' && MOUNTED_PHASES.includes(phase));
   const covered = status !== 'live';
   return (
     <>
-      {liveMounted && <LiveScreen {...slots} covered={covered} />}
+      {liveMounted && (
+        <Suspense fallback={null}>
+          <Live covered={covered} />
+        </Suspense>
+      )}
       {covered && <PreSession />}
     </>
   );

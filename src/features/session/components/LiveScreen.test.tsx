@@ -9,6 +9,7 @@ import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { AlertDialog } from '../../notices/components/AlertDialog.tsx';
 import { Toasts } from '../../notices/components/Toasts.tsx';
 import { HomeScreen } from './HomeScreen.tsx';
+import { LiveView } from '../../../live/LiveView.tsx';
 import { LiveScreen } from './LiveScreen.tsx';
 
 function session(overrides: Partial<SessionState>): SessionState {
@@ -180,7 +181,7 @@ describe('LiveScreen', () => {
   });
 
   it('while connecting it is mounted under the pre-session screen and hidden from assistive technology', () => {
-    renderWithProviders(<HomeScreen />, {
+    renderWithProviders(<HomeScreen live={LiveView} />, {
       preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: 'stream' }) },
     });
     expect(screen.getByLabelText('Avatar video', { selector: 'video' })).toBeInTheDocument();
@@ -189,7 +190,7 @@ describe('LiveScreen', () => {
   });
 
   it('is not mounted in the Start chat tap: only once the room is started and its stream awaited', () => {
-    renderWithProviders(<HomeScreen />, {
+    renderWithProviders(<HomeScreen live={LiveView} />, {
       preloadedState: { account: validAccount(), session: session({ status: 'connecting', phase: 'route' }) },
     });
     expect(screen.queryByLabelText('Avatar video')).not.toBeInTheDocument();
@@ -197,7 +198,7 @@ describe('LiveScreen', () => {
   });
 
   it('is not mounted at all before a start', () => {
-    renderWithProviders(<HomeScreen />, { preloadedState: { account: validAccount(), session: session({ status: 'idle' }) } });
+    renderWithProviders(<HomeScreen live={LiveView} />, { preloadedState: { account: validAccount(), session: session({ status: 'idle' }) } });
     expect(screen.queryByLabelText('Avatar video')).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Start chat' })).toBeInTheDocument();
   });

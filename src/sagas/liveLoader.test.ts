@@ -1,0 +1,163 @@
+/**
+ * The live chunk's loader (liveLoader.ts): when it is fetched, a Start chat that comes
+ * before it, and a chunk that does not arrive.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { catalogue } from '../features/notices/messages.ts';
+import { alertShown } from '../features/notices/noticesSlice.ts';
+import { cancelRequested, endTriggered, START_TIMEOUT_MS, startRequested } from '../features/session/sessionSlice.ts';
+import { services as allServices, type LiveServices } from './context.ts';
+import { LIVE_CHUNK_RETRY_MS, type LiveChunk } from './liveLoader.ts';
+import { liveSaga } from './liveSaga.ts';
+import { setupSagas, type Harness } from './testing/harness.ts';
+
+/** A loader whose import() the test settles: each call gives a new pending load. */
+function controlledLoader() {
+  const loads: { resolve: (chunk: LiveChunk) => void; reject: (error: Error) => void }[] = [];
+  const load = vi.fn(
+    () =>
+      new Promise<LiveChunk>((resolve, reject) => {
+        loads.push({ resolve, reject });
+      }),
+  );
+  return { load, loads, last: () => loads[loads.length - 1]! };
+}
+
+let h: Harness;
+let loader: ReturnType<typeof controlledLoader>;
+let idle: () => void;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  loader = controlledLoader();
+  h = setupSagas({ loadLive: loader.load }, (fakes) => {
+    fakes.platform.whenIdle.mockImplementation(() => new Promise<void>((resolve) => (idle = resolve)));
+  });
+});
+
+afterEach(() => {
+  h.task.cancel();
+  vi.useRealTimers();
+});
+
+describe('the live chunk', () => {
+  it('is fetched once the account has loaded and the page is idle, not before', async () => {
+    await h.flush();
+    expect(h.state().account.status).toBe('valid');
+    expect(loader.load).not.toHaveBeenCalled();
+    idle();
+    await h.flush();
+    expect(loader.load).toHaveBeenCalledTimes(1);
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    // Its sagas run: a Start chat now starts a session at once.
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+    expect(loader.load).toHaveBeenCalledTimes(1);
+  });
+
+  it('is fetched at once on a Start chat before that, and the session starts when it arrives', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(loader.load).toHaveBeenCalledTimes(1);
+    expect(h.session().status).toBe('connecting');
+    expect(h.live.startLive).not.toHaveBeenCalled();
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.getRoute).toHaveBeenCalledTimes(1);
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+    expect(h.session().status).toBe('connecting');
+  });
+
+  it('a Start chat while it is being fetched waits for it', async () => {
+    await h.flush();
+    idle();
+    await h.flush();
+    expect(loader.load).toHaveBeenCalledTimes(1);
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.live.startLive).not.toHaveBeenCalled();
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+  });
+
+  it('Cancel while the chunk is awaited ends the start there, and the chunk starts nothing when it comes', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(cancelRequested());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
+    expect(h.types()).toEqual(expect.arrayContaining(['session/sessionEnding', 'session/sessionEnded']));
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.startLive).not.toHaveBeenCalled();
+    expect(h.session().status).toBe('idle');
+  });
+
+  it('a hidden page while the chunk is awaited ends the start as it would end a session', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(endTriggered('hidden'));
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'hidden' });
+  });
+
+  it('a chunk that never comes ends the start after the start deadline', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    await h.advance(START_TIMEOUT_MS - 1);
+    expect(h.session().status).toBe('connecting');
+    await h.advance(1);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'timeout' });
+  });
+
+  it('a chunk that fails while a start waits says so, and the next Start chat fetches it again and starts', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
+    await h.flush();
+    expect(h.ofType(alertShown.type).map((a) => a.payload)).toEqual([expect.objectContaining({ kind: 'alert', message: { id: catalogue.appLoadFailed.id } })]);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
+    expect(loader.load).toHaveBeenCalledTimes(1);
+
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(loader.load).toHaveBeenCalledTimes(2);
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+  });
+
+  it('a background fetch that fails is tried again a little later, without a word to the visitor', async () => {
+    await h.flush();
+    idle();
+    await h.flush();
+    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
+    await h.flush();
+    expect(h.ofType(alertShown.type)).toEqual([]);
+    await h.advance(LIVE_CHUNK_RETRY_MS[0] - 1);
+    expect(loader.load).toHaveBeenCalledTimes(1);
+    await h.advance(1);
+    expect(loader.load).toHaveBeenCalledTimes(2);
+    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
+    await h.flush();
+    await h.advance(LIVE_CHUNK_RETRY_MS[1]);
+    expect(loader.load).toHaveBeenCalledTimes(3);
+  });
+
+  it('brings the live services, which join the first chunk’s in the sagas’ context', async () => {
+    const seen: unknown[] = [];
+    const marker = { live: 'live-of-the-chunk' } as unknown as LiveServices;
+    function* probe() {
+      const all = yield* allServices();
+      seen.push(all.live, all.account, all.platform);
+    }
+    h.dispatch(startRequested());
+    await h.flush();
+    loader.last().resolve({ liveSaga: probe, createServices: () => marker });
+    await h.flush();
+    expect(seen).toEqual(['live-of-the-chunk', h.account, h.platform]);
+  });
+});
