@@ -1,7 +1,10 @@
 /**
  * Goals: the JavaScript needed to paint the pre-session screen is at most 150 KB
  * gzip (`presession-gzip`), and the Speech SDK, onnxruntime-web and the VAD model
- * are never on that path (`forbidden-on-path`).
+ * are never on that path (`forbidden-on-path`). The live chunk (the live screen, chat,
+ * voice and stats: src/live/, found from the source maps) is fetched while the
+ * pre-session screen is read: it is reported beside that path, not on it, and counted
+ * in what goes on the wire before Start chat.
  *
  * Builds the app (mode standin) into .cache/bench-dist (dist/ is left alone for
  * whoever is running tests), serves it from its own stand-in on a free port,
@@ -20,13 +23,16 @@
  * The split path's size is reported as a ratio to it, beside the budget.
  *
  * On the wire (`wire-presession`): what the browser received (Accept-Encoding br, gzip, as
- * Chromium asks) for the HTML, scripts, stylesheets and the locale until Start chat shows,
+ * Chromium asks) for the HTML, scripts, stylesheets, the locale and the prefetched live chunk
+ * before Start chat is tapped,
  * ≤ 150 KB; images are reported beside it. The voice assets a call needs (the Speech SDK
  * chunk, the capture worklet, the VAD worker, onnxruntime's wasm, the model) are fetched
  * from the same stand-in with `Accept-Encoding: br, gzip` and their total reported.
  *
  * Start chat's interaction to next paint (`inp-start-chat`) at 4× CPU throttle (CDP),
- * from the Event Timing API, ≤ 100 ms; the session it starts is cancelled.
+ * from the Event Timing API, ≤ 100 ms: the median of INP_RUNS fresh page loads, each
+ * tapping once when the pre-session screen and its prefetch are done (one tap is noisy
+ * on a loaded machine); the session it starts is cancelled.
  *
  *   node bench/presession-bundle.mjs          (BENCH_SKIP_BUILD=1 reuses the last build)
  *   node bench/presession-bundle.mjs --quick  the same single page load, marked quick
@@ -44,16 +50,32 @@ import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_s
 import { runBench } from './_report.mjs';
 
 const BUDGET_BYTES = 150 * 1024;
+/** Page loads whose Start chat tap is timed; the goal judges their median. */
+const INP_RUNS = 5;
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
 /** Packages that must stay off the pre-session path. */
 const HEAVY_PACKAGES = ['microsoft-cognitiveservices-speech-sdk', 'onnxruntime-web', '@ricky0123/vad-web'];
 /** Requests that are heavy by their name alone. */
 const HEAVY_URL = /\.onnx(\?|$)|\.wasm(\?|$)|(^|[/._-])ort([._-]|$)/i;
 
+/** The live chunk's modules: its entry's re-exports map to no code, so its sagas' root and its view. */
+const LIVE_ENTRY = /src\/(live\/|sagas\/liveSaga\.ts$)/;
+
 /** Scripts that are entries of their own (a Worker's or an AudioWorklet's URL), never part of the page's bundle. */
 const OWN_ENTRY = /\.(worker|worklet)-[^/]*\.js$/;
 
 const build = () => buildApp(OUT_DIR);
+
+/** The built chunks that make the live chunk (its entry and the view it shares with the replay viewer). */
+function liveChunks() {
+  const assets = join(OUT_DIR, 'assets');
+  return new Set(
+    readdirSync(assets)
+      .filter((f) => f.endsWith('.js.map'))
+      .filter((f) => JSON.parse(readFileSync(join(assets, f), 'utf8')).sources.some((src) => LIVE_ENTRY.test(src)))
+      .map((f) => f.replace(/\.map$/, '')),
+  );
+}
 
 /** The reference: every page script of the build as one gzipped file (see the header). */
 function unsplitBundle() {
@@ -120,7 +142,7 @@ async function voiceAssetsOnWire(url) {
   return sized;
 }
 
-async function measure(url) {
+async function measure(url, live) {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
@@ -138,6 +160,13 @@ async function measure(url) {
     await page.goto(`${url}/25d/demo`);
     await page.getByRole('button', { name: 'Start chat', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
     await page.waitForLoadState('networkidle');
+    // The live chunk is fetched once the page is idle: wait for all of it.
+    const isLive = (u) => live.has(new URL(u).pathname.split('/').pop() ?? '');
+    for (let waited = 0; [...scripts.keys()].filter(isLive).length < live.size; waited += 100) {
+      if (waited > 10_000) throw new Error('the live chunk was not fetched within 10 s of the pre-session screen');
+      await page.waitForTimeout(100);
+    }
+    await page.waitForLoadState('networkidle');
     const sized = [];
     for (const [scriptUrl, body] of scripts) {
       const bytes = await body;
@@ -152,7 +181,20 @@ async function measure(url) {
     }
     // What the pre-session path requested: the session Start chat starts may fetch the voice assets once live.
     const presessionRequests = [...requested];
-    const inp = await startChatInp(page);
+    const taps = [await startChatInp(page)];
+    await context.close();
+    for (let run = 1; run < INP_RUNS; run += 1) {
+      const again = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
+      const tapPage = await again.newPage();
+      await tapPage.goto(`${url}/25d/demo`);
+      await tapPage.getByRole('button', { name: 'Start chat', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
+      await tapPage.waitForLoadState('networkidle');
+      await tapPage.waitForTimeout(1000);
+      taps.push(await startChatInp(tapPage));
+      await again.close();
+    }
+    const sorted = taps.map((t) => t.ms).sort((a, b) => a - b);
+    const inp = { ms: sorted[Math.floor(sorted.length / 2)], runs: taps.map((t) => t.ms), events: taps.map((t) => t.events) };
     return { requested: presessionRequests, scripts: sized, wire, inp };
   } finally {
     await browser.close();
@@ -171,13 +213,19 @@ await runBench('presession-bundle', { what: 'JavaScript and bytes on the wire un
   const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
   let result;
   try {
-    result = await measure(standin.url);
+    result = await measure(standin.url, liveChunks());
     result.voice = await voiceAssetsOnWire(standin.url);
   } finally {
     await standin.stop();
   }
 
+  const live = liveChunks();
+  const isLive = (url) => live.has(new URL(url).pathname.split('/').pop() ?? '');
+  const prefetched = result.scripts.filter((s) => isLive(s.url));
+  if (live.size === 0 || prefetched.length !== live.size) throw new Error(`the live chunk (${[...live].join(', ') || 'not in the build'}) was not fetched before Start chat`);
+  result.scripts = result.scripts.filter((s) => !isLive(s.url));
   const total = result.scripts.reduce((sum, s) => sum + s.gzip, 0);
+  const liveTotal = prefetched.reduce((sum, s) => sum + s.gzip, 0);
   const forbidden = [];
   for (const s of result.scripts) {
     const file = new URL(s.url).pathname.split('/').pop() ?? '';
@@ -193,6 +241,8 @@ await runBench('presession-bundle', { what: 'JavaScript and bytes on the wire un
     .map((s) => ({ path: new URL(s.url).pathname, rawBytes: s.raw, gzipBytes: s.gzip }));
   report.figures = {
     presessionGzipBytes: total,
+    liveChunkGzipBytes: liveTotal,
+    liveChunk: prefetched.map((s) => ({ path: new URL(s.url).pathname, rawBytes: s.raw, gzipBytes: s.gzip })),
     scripts,
     forbidden,
     heavyChunksInBuild: Object.fromEntries(heavy),
@@ -210,8 +260,8 @@ await runBench('presession-bundle', { what: 'JavaScript and bytes on the wire un
   report.figures.wire = result.wire;
   report.figures.voiceOnWire = result.voice;
   report.figures.startChatEvents = result.inp.events;
-  report.goal('wire-presession', { label: 'on the wire until the pre-session screen shows: HTML, scripts, styles, locale (br/gzip as sent)', value: KB(wireCodeBytes), limit: KB(BUDGET_BYTES), unit: 'KB', digits: 1 });
-  report.goal('inp-start-chat', { label: 'Start chat, interaction to next paint at 4× CPU', value: Math.round(result.inp.ms), limit: 100, unit: 'ms' });
+  report.goal('wire-presession', { label: 'on the wire before Start chat: HTML, scripts, styles, locale and the prefetched live chunk (br/gzip as sent)', value: KB(wireCodeBytes), limit: KB(BUDGET_BYTES), unit: 'KB', digits: 1 });
+  report.goal('inp-start-chat', { label: `Start chat, interaction to next paint at 4× CPU, median of ${INP_RUNS} page loads (${result.inp.runs.map(Math.round).join(', ')} ms)`, value: Math.round(result.inp.ms), limit: 100, unit: 'ms' });
   report.note(`On the wire besides: the account's images ${kb(wireImages)}; the voice assets of a call ${kb(voiceBytes)} (${result.voice.map((v) => `\`${unhashed(v.path.split('/').pop())}\` ${kb(v.bytes)} ${v.encoding} of ${kb(v.raw)}`).join(', ')}).`);
   report.table(
     'On the wire (Accept-Encoding: br, gzip)',
@@ -242,12 +292,14 @@ await runBench('presession-bundle', { what: 'JavaScript and bytes on the wire un
     [
       ...scripts.map((s) => [`\`${unhashed(s.path.split('/').pop())}\``, kb(s.rawBytes), kb(s.gzipBytes)]),
       ['**total**', kb(scripts.reduce((n, s) => n + s.rawBytes, 0)), `**${kb(total)}**`],
+      ...prefetched.map((s) => [`then, prefetched: \`${unhashed(new URL(s.url).pathname.split('/').pop())}\``, kb(s.raw), kb(s.gzip)]),
       [`reference: one unsplit bundle (${unsplit.files.length} scripts)`, kb(unsplit.raw), kb(unsplit.gzip)],
     ],
   );
 
   console.log('presession-bundle: JavaScript loaded to paint the pre-session screen (/25d/demo, 390×844)');
   for (const s of scripts) console.log(`  ${s.path.padEnd(44)} ${kb(s.rawBytes).padStart(10)} raw ${kb(s.gzipBytes).padStart(10)} gzip`);
-  console.log(`  on the wire: pre-session ${kb(wireCodeBytes)}, images ${kb(wireImages)}, voice assets ${kb(voiceBytes)}; Start chat INP at 4x ${Math.round(result.inp.ms)} ms`);
+  for (const s of prefetched) console.log(`  prefetched: ${new URL(s.url).pathname.padEnd(32)} ${kb(s.raw).padStart(10)} raw ${kb(s.gzip).padStart(10)} gzip`);
+  console.log(`  on the wire: pre-session ${kb(wireCodeBytes)}, images ${kb(wireImages)}, voice assets ${kb(voiceBytes)}; Start chat INP at 4x ${Math.round(result.inp.ms)} ms (median of ${result.inp.runs.map(Math.round).join(', ')})`);
   console.log(`  one unsplit bundle of the same build: ${kb(unsplit.gzip)} gzip (${unsplit.files.length} scripts; left out as entries of their own: ${unsplit.leftOut.join(', ') || 'none'})`);
 });

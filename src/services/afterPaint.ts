@@ -23,6 +23,8 @@ export function afterNextPaint(): Promise<void> {
 
 /** The longest wait for an idle moment before whenIdle() resolves anyway. */
 export const IDLE_MAX_WAIT_MS = 2000;
+/** The longest wait for the load event: an image that hangs (an account's background on a slow host) must not hold back the rest. */
+export const LOAD_MAX_WAIT_MS = 5000;
 
 /**
  * Resolves once the page has loaded (its photo and stylesheets are in) and the main
@@ -32,11 +34,17 @@ export const IDLE_MAX_WAIT_MS = 2000;
  */
 export function whenIdle(): Promise<void> {
   return new Promise((resolve) => {
+    let waiting = true;
     const idle = () => {
+      if (!waiting) return;
+      waiting = false;
+      clearTimeout(cap);
+      window.removeEventListener('load', idle);
       if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: IDLE_MAX_WAIT_MS });
       else setTimeout(resolve, 200);
     };
-    if (typeof document === 'undefined' || document.readyState === 'complete') idle();
+    const cap = setTimeout(idle, LOAD_MAX_WAIT_MS);
+    if (document.readyState === 'complete') idle();
     else window.addEventListener('load', idle, { once: true });
   });
 }
