@@ -19,6 +19,10 @@ const ENVIRONMENT_OF_MODE: Record<string, string> = {
   product: 'product',
 };
 
+/** The packages that the pre-session screen runs on (chunk `libs`). */
+const FIRST_CHUNK_LIBRARIES =
+  /[\\/]node_modules[\\/](react|react-dom|scheduler|react-redux|use-sync-external-store|redux|@reduxjs[\\/]toolkit|immer|reselect|redux-thunk|redux-saga|@redux-saga[\\/][\w-]+|typed-redux-saga|@babel[\\/]runtime|react-intl|@formatjs[\\/][\w-]+|intl-messageformat)[\\/]/;
+
 /** The app lives below /25d/ (the specification's URLs). */
 const BASE = '/25d/';
 
@@ -29,7 +33,7 @@ export default defineConfig(({ mode }) => {
   }
   return {
     base: BASE,
-    plugins: [react(), preloadApp('/src/main.tsx', BASE), precompress()],
+    plugins: [react(), preloadApp(['/src/app/libraries.ts', '/src/main.tsx'], BASE), precompress()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
       __APP_ENV__: JSON.stringify(appEnv),
@@ -41,6 +45,14 @@ export default defineConfig(({ mode }) => {
       target: 'es2022',
       sourcemap: true,
       assetsInlineLimit: 0,
+      rolldownOptions: {
+        output: {
+          // The first chunk's libraries in one chunk, evaluated in a task of their own before the
+          // app's modules (src/app/libraries.ts); the Speech SDK, comlink and onnxruntime stay
+          // in the chunks that need them.
+          codeSplitting: { groups: [{ name: 'libs', test: FIRST_CHUNK_LIBRARIES }] },
+        },
+      },
     },
     server: {
       // `npm run dev` proxies every service path to a running stand-in (npm run serve).

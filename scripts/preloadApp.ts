@@ -7,8 +7,11 @@
  */
 import type { Plugin } from 'vite';
 
-/** `entry`: the app's module as index.html's script imports it; `base`: the build's base URL. */
-export function preloadApp(entry: string, base: string): Plugin {
+/**
+ * `entries`: the modules index.html's script imports (the libraries' facade, then the app),
+ * as ids ending in their path; `base`: the build's base URL.
+ */
+export function preloadApp(entries: readonly string[], base: string): Plugin {
   return {
     name: 'preload-app',
     apply: 'build',
@@ -16,11 +19,15 @@ export function preloadApp(entry: string, base: string): Plugin {
       order: 'post',
       handler(_html, ctx) {
         const chunks = Object.values(ctx.bundle ?? {}).flatMap((c) => (c.type === 'chunk' ? [c] : []));
-        const app = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
-        if (!app) throw new Error(`preload-app: no chunk for ${entry}`);
+        const files = new Set<string>();
+        for (const entry of entries) {
+          const chunk = chunks.find((c) => c.facadeModuleId?.endsWith(entry));
+          if (!chunk) throw new Error(`preload-app: no chunk for ${entry}`);
+          for (const file of [chunk.fileName, ...chunk.imports]) files.add(file);
+        }
         // The HTML's own script is loaded by its <script> tag already.
-        const files = [app.fileName, ...app.imports].filter((file) => file !== ctx.chunk?.fileName);
-        return files.map((file) => ({
+        files.delete(ctx.chunk?.fileName ?? '');
+        return [...files].map((file) => ({
           tag: 'link',
           // Low: the shell's first paint and the avatar's photo (the largest paint) come first;
           // the app only has to arrive before the visitor has read the screen.
