@@ -2,9 +2,10 @@
  * The live chunk's loader (liveLoader.ts): when it is fetched, a Start chat that comes
  * before it, and a chunk that does not arrive.
  */
+import { fork } from 'typed-redux-saga';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { alertShown } from '../features/notices/noticesSlice.ts';
+import { alertShown, toastShown } from '../features/notices/noticesSlice.ts';
 import { cancelRequested, endTriggered, START_TIMEOUT_MS, startRequested } from '../features/session/sessionSlice.ts';
 import { services as allServices, type LiveServices } from './context.ts';
 import { LIVE_CHUNK_RETRY_MS, type LiveChunk } from './liveLoader.ts';
@@ -41,6 +42,21 @@ afterEach(() => {
 });
 
 describe('the live chunk', () => {
+  it('waits for the account before it waits for an idle page', async () => {
+    h.task.cancel();
+    let answer!: () => void;
+    h = setupSagas({ loadLive: loader.load }, (fakes) => {
+      const original = fakes.account.fetchUserInfo.getMockImplementation()!;
+      fakes.account.fetchUserInfo.mockImplementation((uid) => new Promise((resolve) => (answer = () => resolve(original(uid)))));
+    });
+    await h.flush();
+    expect(h.platform.whenIdle).not.toHaveBeenCalled();
+    answer();
+    await h.flush();
+    expect(h.platform.whenIdle).toHaveBeenCalledTimes(1);
+    expect(loader.load).toHaveBeenCalledTimes(1);
+  });
+
   it('is fetched once the account has loaded and the page is idle, not before', async () => {
     await h.flush();
     expect(h.state().account.status).toBe('valid');
@@ -63,8 +79,11 @@ describe('the live chunk', () => {
     expect(loader.load).toHaveBeenCalledTimes(1);
     expect(h.session().status).toBe('connecting');
     expect(h.live.startLive).not.toHaveBeenCalled();
+    // Leaving asks for confirmation from the tap on, as for any start.
+    expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
     loader.last().resolve({ liveSaga });
     await h.flush();
+    expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
     expect(h.live.getRoute).toHaveBeenCalledTimes(1);
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
     expect(h.session().status).toBe('connecting');
@@ -90,6 +109,7 @@ describe('the live chunk', () => {
     await h.flush();
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
     expect(h.types()).toEqual(expect.arrayContaining(['session/sessionEnding', 'session/sessionEnded']));
+    expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(false);
     loader.last().resolve({ liveSaga });
     await h.flush();
     expect(h.live.startLive).not.toHaveBeenCalled();
@@ -102,6 +122,29 @@ describe('the live chunk', () => {
     h.dispatch(endTriggered('hidden'));
     await h.flush();
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'hidden' });
+  });
+
+  it('a second Start chat while the chunk is awaited says "please wait" and changes nothing', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.ofType(toastShown.type).map((a) => a.payload)).toEqual([expect.objectContaining({ message: { id: catalogue.pleaseWait.id } })]);
+    expect(h.session().status).toBe('connecting');
+    expect(loader.load).toHaveBeenCalledTimes(1);
+  });
+
+  it('the 15 s count from the tap: a start that waited 10 s for the chunk has 5 s left for the rest', async () => {
+    h.dispatch(startRequested());
+    await h.flush();
+    await h.advance(10_000);
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+    await h.advance(START_TIMEOUT_MS - 10_000 - 100);
+    expect(h.session().status).toBe('connecting');
+    await h.advance(100);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'timeout' });
   });
 
   it('a chunk that never comes ends the start after the start deadline', async () => {
@@ -118,7 +161,7 @@ describe('the live chunk', () => {
     await h.flush();
     loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
     await h.flush();
-    expect(h.ofType(alertShown.type).map((a) => a.payload)).toEqual([expect.objectContaining({ kind: 'alert', message: { id: catalogue.appLoadFailed.id } })]);
+    expect(h.ofType(alertShown.type).map((a) => a.payload)).toEqual([expect.objectContaining({ kind: 'alert', message: { id: catalogue.appLoadFailed.id }, action: 'reload' })]);
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
     expect(loader.load).toHaveBeenCalledTimes(1);
 
@@ -147,12 +190,29 @@ describe('the live chunk', () => {
     expect(loader.load).toHaveBeenCalledTimes(3);
   });
 
+  it('a Start chat while a failed fetch waits to be tried again fetches it at once and starts', async () => {
+    await h.flush();
+    idle();
+    await h.flush();
+    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
+    await h.flush();
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(loader.load).toHaveBeenCalledTimes(2);
+    loader.last().resolve({ liveSaga });
+    await h.flush();
+    expect(h.live.startLive).toHaveBeenCalledTimes(1);
+  });
+
   it('brings the live services, which join the first chunk’s in the sagas’ context', async () => {
     const seen: unknown[] = [];
     const marker = { live: 'live-of-the-chunk' } as unknown as LiveServices;
-    function* probe() {
+    function* grandchild() {
       const all = yield* allServices();
       seen.push(all.live, all.account, all.platform);
+    }
+    function* probe() {
+      yield* fork(grandchild);
     }
     h.dispatch(startRequested());
     await h.flush();

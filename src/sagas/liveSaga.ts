@@ -1,7 +1,7 @@
 /**
  * The live session's sagas: starting and ending sessions, the signaling channel, the
  * stats sampler, the chat and the voice input. They come with the live chunk
- * (src/live/index.tsx), which the pre-session screen fetches while the visitor reads it
+ * (src/live/index.ts), which the pre-session screen fetches while the visitor reads it
  * (liveLoader.ts); the pre-session sagas (boot, visibility) run from the first frame.
  */
 import { all, fork } from 'typed-redux-saga';
@@ -14,14 +14,17 @@ import { statsSaga } from './stats.ts';
 import { voiceSaga } from './voice.ts';
 
 export interface LiveSagaOptions {
-  /** Start chat was tapped before these sagas ran: the session starts at once if it is still wanted. */
-  startPending: boolean;
+  /**
+   * Start chat was tapped this long (ms) before these sagas ran, and the start still waits:
+   * the session starts at once, with what is left of its 15 s. Null when no start waits.
+   */
+  pendingForMs: number | null;
 }
 
-export function* liveSaga({ startPending }: LiveSagaOptions) {
+export function* liveSaga({ pendingForMs }: LiveSagaOptions) {
   const link = createSignalingLink();
   yield* all([
-    fork(keepAlive, 'session', sessionWatcher, link, startPending),
+    fork(keepAlive, 'session', sessionWatcher, link, pendingForMs),
     fork(keepAlive, 'signaling', signalingSendWatcher, link),
     fork(keepAlive, 'stats', statsSaga),
     fork(keepAlive, 'chat', chatSaga),

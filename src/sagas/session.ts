@@ -9,15 +9,12 @@
  * connection, timers, pending requests through the AbortSignal), then the
  * started room is stopped, then the session is idle again.
  */
-import { call, delay, fork, put, race, select, spawn, take } from 'typed-redux-saga';
+import { call, fork, put, race, select, spawn, take } from 'typed-redux-saga';
 import type { Task } from 'redux-saga';
 import { selectDeviceId } from '../features/account/accountSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown, toastShown } from '../features/notices/noticesSlice.ts';
 import {
-  cancelRequested,
-  endRequested,
-  endTriggered,
   selectSessionStatus,
   sessionEnded,
   sessionEnding,
@@ -29,6 +26,7 @@ import {
 } from '../features/session/sessionSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import { connectSession, type RoomRef } from './connect.ts';
+import { deadlineAfter, endReasonOf, endings } from './endings.ts';
 import { services } from './context.ts';
 import { SessionEnd, type EndNotice } from './sessionEnd.ts';
 import type { SignalingLink } from './signalingLink.ts';
@@ -40,10 +38,11 @@ const forever = () => new Promise<never>(() => {});
 /**
  * Resolves true if the media has not produced a playable video 15 s after the
  * start; once it has, never resolves (the session saga cancels it at the end).
+ * `elapsedMs`: how long ago Start chat was tapped (a start that waited for the live chunk).
  */
-function* startDeadline() {
+function* startDeadline(elapsedMs: number) {
   const { late } = yield* race({
-    late: delay(START_TIMEOUT_MS),
+    late: deadlineAfter(START_TIMEOUT_MS, elapsedMs),
     media: take([videoCanPlay.type, videoPlaying.type]),
   });
   if (late) return true;
@@ -72,7 +71,7 @@ function* stopRoomOnceStarted(starting: Promise<string | null>, deviceId: string
   yield* call(stopRoom, roomId, deviceId);
 }
 
-export function* runSession(link: SignalingLink) {
+export function* runSession(link: SignalingLink, elapsedMs = 0) {
   const { platform } = yield* services();
   const deviceId = yield* select(selectDeviceId);
   const controller = new AbortController();
@@ -85,15 +84,10 @@ export function* runSession(link: SignalingLink) {
     const outcome = yield* race({
       // connectSession returns only when its forked signaling and media tasks do, which they never do normally.
       session: call(connectSession, link, room, controller.signal),
-      timeout: call(startDeadline),
-      cancel: take(cancelRequested.type),
-      end: take(endRequested.type),
-      triggered: take(endTriggered.match),
+      ...endings(call(startDeadline, elapsedMs)),
     });
-    if (outcome.timeout) reason = 'timeout';
-    else if (outcome.cancel) reason = 'cancelled';
-    else if (outcome.end) reason = 'user';
-    else if (outcome.triggered) reason = outcome.triggered.payload;
+    const ended = endReasonOf(outcome);
+    if (ended) reason = ended;
     else log.error('session tasks ended on their own');
   } catch (error) {
     if (error instanceof SessionEnd) {
@@ -118,12 +112,13 @@ export function* runSession(link: SignalingLink) {
 
 /**
  * Starts a session on Start chat from idle; a Start chat while one is connecting only shows
- * "please wait". `startPending`: a Start chat came before this saga ran (liveLoader.ts), and
- * the status still says connecting, so that session starts now.
+ * "please wait". `pendingForMs`: a Start chat came that long before this saga ran
+ * (liveLoader.ts), and the status still says connecting, so that session starts now, with
+ * what is left of its 15 s.
  */
-export function* sessionWatcher(link: SignalingLink, startPending = false) {
+export function* sessionWatcher(link: SignalingLink, pendingForMs: number | null = null) {
   let current: Task | null = null;
-  if (startPending && (yield* select(selectSessionStatus)) === 'connecting') current = yield* fork(runSession, link);
+  if (pendingForMs !== null && (yield* select(selectSessionStatus)) === 'connecting') current = yield* fork(runSession, link, pendingForMs);
   for (;;) {
     yield* take(startRequested.type);
     // The reducer has already run: 'connecting' means this tap started a session (or one is under way).
