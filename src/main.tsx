@@ -12,20 +12,12 @@ import { isStatsPanelRequested } from './features/stats/selectors.ts';
 import { statsPanelEnabled } from './features/stats/statsSlice.ts';
 import { createCoreServices } from './services/index.ts';
 import { langInitialized } from './features/locale/localeSlice.ts';
-import { pickInitialLang } from './sagas/boot.ts';
-import { LazyLiveView, loadLiveChunk } from './app/liveChunk.ts';
+import { pickInitialLang, readStoredLang } from './features/locale/langs.ts';
+import { LoadedLiveView, loadLiveChunk } from './app/liveChunk.tsx';
 import './app/styles/index.css';
 
 // The replay viewer is a support tool: it never weighs on the visitor's first paint.
 const ReplayPage = lazy(() => import('./features/replay/components/ReplayPage.tsx'));
-
-function readStoredLang(): string | null {
-  try {
-    return window.localStorage.getItem('lang');
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Debug builds only (environment.debugTools: `local` and `debug`, never a
@@ -87,7 +79,7 @@ function mount(): void {
     <StrictMode>
       <Providers store={store}>
         {/* ReplayScreen renders <App> with the same live screen, imported statically. */}
-        <App live={LazyLiveView} />
+        <App live={LoadedLiveView} />
       </Providers>
     </StrictMode>,
   );

@@ -10,7 +10,7 @@ import { useAppSelector } from './hooks.ts';
 
 /**
  * The home route. The live screen (src/live/LiveView.tsx, with the chat log, the input bar
- * and the stats panel) is passed in: main.tsx gives the live chunk's, loaded lazily, the
+ * and the stats panel) is passed in: main.tsx gives the live chunk's once it is here, the
  * replay viewer its own import of it. Notices live outside the gate: the invalid-user
  * toast must show when nothing else does.
  */

@@ -19,7 +19,7 @@ const SCREEN_FAILED: MessageDescriptor = replayMessages.screenFailed;
  * inert: the screen is driven by the log, so it must neither take input nor
  * pull focus away from the controls when a replayed alert opens.
  *
- * The live screen is the one main.tsx passes to <App> (lazily), so the screen is the visitor's.
+ * The live screen is the one main.tsx passes to <App> from the live chunk, so the screen is the visitor's.
  */
 export function ReplayScreen({ state }: { state: unknown }) {
   const intl = useIntl();

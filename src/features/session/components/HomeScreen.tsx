@@ -1,9 +1,9 @@
-import { Suspense, type ComponentType } from 'react';
+import type { ComponentType } from 'react';
 import { useAppSelector } from '../../../app/hooks.ts';
 import { selectConnectPhase, selectSessionStatus, type ConnectPhase } from '../sessionSlice.ts';
 import { PreSession } from './PreSession.tsx';
 
-/** The live screen with its slots (src/live/LiveView.tsx), possibly lazy: HomeScreen waits for it under the pre-session screen. */
+/** The live screen with its slots (src/live/LiveView.tsx; in the app, from the live chunk: app/liveChunk.tsx). */
 export type LiveScreenComponent = ComponentType<{ covered: boolean }>;
 
 /** Phases from which the live screen is mounted: the room exists and its stream is awaited. */
@@ -24,11 +24,7 @@ export function HomeScreen({ live: Live }: { live: LiveScreenComponent }) {
   const covered = status !== 'live';
   return (
     <>
-      {liveMounted && (
-        <Suspense fallback={null}>
-          <Live covered={covered} />
-        </Suspense>
-      )}
+      {liveMounted && <Live covered={covered} />}
       {covered && <PreSession />}
     </>
   );
