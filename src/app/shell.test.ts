@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { dismissShell, fillShell } from './shell.ts';
+import { dismissShell, fillShell, SHELL_LOAD_FAILED, showShellLoadFailure } from './shell.ts';
 
 const SHELL = '<div id="shell"><div class="shell__photo"></div><p class="shell__title"></p></div>';
 afterEach(() => {
@@ -16,5 +16,22 @@ describe('the static shell', () => {
     expect(document.getElementById('shell')).toBeNull();
     // Filling a dismissed shell (a late answer) does nothing.
     expect(() => fillShell({ photoUrl: 'https://example.com/p.jpg', title: 'Ava' })).not.toThrow();
+  });
+
+  it('says the page could not be loaded, in the visitor\'s language, with a link that reloads it', () => {
+    document.body.innerHTML = '<div id="shell" aria-hidden="true"><div class="shell__footer"><div class="shell__action"><svg></svg></div></div></div>';
+    showShellLoadFailure('cht');
+    const link = document.querySelector<HTMLAnchorElement>('#shell a.shell__action');
+    expect(link?.textContent).toBe(SHELL_LOAD_FAILED.cht);
+    expect(link?.getAttribute('role')).toBe('alert');
+    expect(link?.href).toBe(document.location.href);
+    // Heard and tappable now: the shell is no longer hidden from assistive technology.
+    expect(document.getElementById('shell')?.hasAttribute('aria-hidden')).toBe(false);
+    expect(link?.style.pointerEvents).toBe('auto');
+  });
+
+  it('has the failure in all five languages', () => {
+    expect(Object.keys(SHELL_LOAD_FAILED).sort()).toEqual(['cht', 'en', 'jp', 'kor', 'zh']);
+    for (const text of Object.values(SHELL_LOAD_FAILED)) expect(text.length).toBeGreaterThan(5);
   });
 });

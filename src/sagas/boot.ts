@@ -5,7 +5,8 @@
 import { call, delay, fork, put, take, takeEvery, type SagaGenerator } from 'typed-redux-saga';
 import { parseRoute } from '../app/routes.ts';
 import { accountLoaded, accountRejected, accountRetryRequested, accountUnreachable, bootStarted } from '../features/account/accountSlice.ts';
-import { isLang, langChosen, langInitialized, type Lang } from '../features/locale/localeSlice.ts';
+import { pickInitialLang } from '../features/locale/langs.ts';
+import { langChosen, langInitialized } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { toastShown } from '../features/notices/noticesSlice.ts';
 import { scrubbedUserInfo, storableUserInfo, type UserInfoResult } from '../services/account.ts';
@@ -17,25 +18,7 @@ import { coreServices } from './context.ts';
 
 const log = createLogger('boot');
 
-/** The best of the visitor's languages among the five, or null. */
-export function langFromTag(tag: string): Lang | null {
-  const t = tag.toLowerCase();
-  if (/^zh(-|$)/.test(t)) return /-(tw|hk|mo)\b|-hant\b/.test(t) ? 'cht' : 'zh';
-  if (/^ja(-|$)/.test(t)) return 'jp';
-  if (/^ko(-|$)/.test(t)) return 'kor';
-  if (/^en(-|$)/.test(t)) return 'en';
-  return null;
-}
-
-/** A valid stored `lang` wins; else the first browser language we speak; else 'zh' (the spec's stored default). */
-export function pickInitialLang(stored: string | null, languages: readonly string[]): Lang {
-  if (isLang(stored)) return stored;
-  for (const tag of languages) {
-    const lang = langFromTag(tag);
-    if (lang) return lang;
-  }
-  return 'zh';
-}
+export { langFromTag, pickInitialLang } from '../features/locale/langs.ts';
 
 const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 

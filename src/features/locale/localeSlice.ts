@@ -1,14 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import type { Lang } from './langs.ts';
 
-export const LANGS = ['zh', 'cht', 'en', 'jp', 'kor'] as const;
-export type Lang = (typeof LANGS)[number];
-
-export function isLang(value: unknown): value is Lang {
-  return typeof value === 'string' && (LANGS as readonly string[]).includes(value);
-}
-
-/** BCP 47 tags for Intl/react-intl; recognition locales are the voice feature's own table. */
-export const INTL_LOCALE: Record<Lang, string> = { zh: 'zh-CN', cht: 'zh-TW', en: 'en', jp: 'ja', kor: 'ko' };
+export { INTL_LOCALE, isLang, LANGS, type Lang } from './langs.ts';
 
 export interface LocaleState {
   lang: Lang;
