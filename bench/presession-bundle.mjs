@@ -31,7 +31,7 @@
  *
  * Start chat's interaction to next paint (`inp-start-chat`) at 4× CPU throttle (CDP),
  * from the Event Timing API, ≤ 100 ms: the median of INP_RUNS fresh page loads, each
- * tapping once when the pre-session screen and its prefetch are done (one tap is noisy
+ * tapping once when the pre-session screen and the live chunk's prefetch are done (one tap is noisy
  * on a loaded machine); the session it starts is cancelled.
  *
  *   node bench/presession-bundle.mjs          (BENCH_SKIP_BUILD=1 reuses the last build)
@@ -46,7 +46,10 @@ import { join } from 'node:path';
 import { get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
+import { tsImport } from 'tsx/esm/api';
 import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+
+const { liveChunkFiles } = await tsImport('../tests/support/chunks.ts', import.meta.url);
 import { runBench } from './_report.mjs';
 
 const BUDGET_BYTES = 150 * 1024;
@@ -58,24 +61,13 @@ const HEAVY_PACKAGES = ['microsoft-cognitiveservices-speech-sdk', 'onnxruntime-w
 /** Requests that are heavy by their name alone. */
 const HEAVY_URL = /\.onnx(\?|$)|\.wasm(\?|$)|(^|[/._-])ort([._-]|$)/i;
 
-/** The live chunk's modules: its entry's re-exports map to no code, so its sagas' root and its view. */
-const LIVE_ENTRY = /src\/(live\/|sagas\/liveSaga\.ts$)/;
-
 /** Scripts that are entries of their own (a Worker's or an AudioWorklet's URL), never part of the page's bundle. */
 const OWN_ENTRY = /\.(worker|worklet)-[^/]*\.js$/;
 
 const build = () => buildApp(OUT_DIR);
 
 /** The built chunks that make the live chunk (its entry and the view it shares with the replay viewer). */
-function liveChunks() {
-  const assets = join(OUT_DIR, 'assets');
-  return new Set(
-    readdirSync(assets)
-      .filter((f) => f.endsWith('.js.map'))
-      .filter((f) => JSON.parse(readFileSync(join(assets, f), 'utf8')).sources.some((src) => LIVE_ENTRY.test(src)))
-      .map((f) => f.replace(/\.map$/, '')),
-  );
-}
+const liveChunks = () => new Set(liveChunkFiles(join(OUT_DIR, 'assets')).scripts);
 
 /** The reference: every page script of the build as one gzipped file (see the header). */
 function unsplitBundle() {
@@ -142,6 +134,17 @@ async function voiceAssetsOnWire(url) {
   return sized;
 }
 
+/** Waits until every file of the live chunk is among `urls()` (what the page has fetched so far), then for the network to rest. */
+async function untilPrefetched(page, live, urls) {
+  await page.waitForLoadState('networkidle');
+  const isLive = (u) => live.has(new URL(u).pathname.split('/').pop() ?? '');
+  for (let waited = 0; new Set(urls().filter(isLive)).size < live.size; waited += 100) {
+    if (waited > 10_000) throw new Error('the live chunk was not fetched within 10 s of the pre-session screen');
+    await page.waitForTimeout(100);
+  }
+  await page.waitForLoadState('networkidle');
+}
+
 async function measure(url, live) {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
@@ -159,14 +162,7 @@ async function measure(url, live) {
     });
     await page.goto(`${url}/25d/demo`);
     await page.getByRole('button', { name: 'Start chat', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
-    await page.waitForLoadState('networkidle');
-    // The live chunk is fetched once the page is idle: wait for all of it.
-    const isLive = (u) => live.has(new URL(u).pathname.split('/').pop() ?? '');
-    for (let waited = 0; [...scripts.keys()].filter(isLive).length < live.size; waited += 100) {
-      if (waited > 10_000) throw new Error('the live chunk was not fetched within 10 s of the pre-session screen');
-      await page.waitForTimeout(100);
-    }
-    await page.waitForLoadState('networkidle');
+    await untilPrefetched(page, live, () => [...scripts.keys()]);
     const sized = [];
     for (const [scriptUrl, body] of scripts) {
       const bytes = await body;
@@ -186,9 +182,11 @@ async function measure(url, live) {
     for (let run = 1; run < INP_RUNS; run += 1) {
       const again = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
       const tapPage = await again.newPage();
+      const fetched = [];
+      tapPage.on('requestfinished', (request) => fetched.push(request.url()));
       await tapPage.goto(`${url}/25d/demo`);
       await tapPage.getByRole('button', { name: 'Start chat', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
-      await tapPage.waitForLoadState('networkidle');
+      await untilPrefetched(tapPage, live, () => fetched);
       await tapPage.waitForTimeout(1000);
       taps.push(await startChatInp(tapPage));
       await again.close();

@@ -6,11 +6,12 @@
  * state painted before its requests leave, and the live screen's chunk fetched while the
  * pre-session screen is read, never on its path.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { expect, test, type Request } from '@playwright/test';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
+import { chunksHolding, liveChunkFiles } from '../support/chunks.ts';
 import { REPO_ROOT } from '../support/standin.ts';
 import { alertBox, cancelButton, cancelDeliberately, expectLive, expectPreSession, openHome, startButton, text, endChat } from './support/app.ts';
 
@@ -161,22 +162,11 @@ test('the account is asked for before the app chunk has arrived, and no voice as
   await expect(startButton(page)).toBeEnabled();
 });
 
-/** Built chunks by what their source maps say they hold. */
-function chunksHolding(source: RegExp): string[] {
-  return readdirSync(DIST_ASSETS)
-    .filter((f) => f.endsWith('.js.map'))
-    .filter((f) => (JSON.parse(readFileSync(join(DIST_ASSETS, f), 'utf8')) as { sources: string[] }).sources.some((s) => source.test(s)))
-    .map((f) => f.replace(/\.map$/, ''));
-}
-
-/** The live chunk's entry (its re-exports map to no code) and its view. */
-const LIVE_ENTRY = /src\/(live\/|sagas\/liveSaga\.ts$)/;
-
 /** Modules of the live screen, chat, voice and stats, and of their sagas and services. */
 const LIVE_MODULE = /src\/(features\/(chat|input|stats|voice)\/components\/|features\/session\/components\/(LiveScreen|AvatarVideo)|sagas\/(session|connect|media|signaling|chat|stats|voice\w*)\.ts|services\/(whep|live|socket|voicePipeline|speechRecognizer)\.ts)/;
 
 test('the live screen, chat, voice and stats come in chunks of their own, fetched once the pre-session screen shows', async ({ page }) => {
-  const liveChunks = chunksHolding(LIVE_ENTRY);
+  const liveChunks = liveChunkFiles(DIST_ASSETS).scripts;
   expect(liveChunks.length).toBeGreaterThan(0);
   const requested: string[] = [];
   const scripts: string[] = [];
@@ -207,7 +197,7 @@ test('the live screen, chat, voice and stats come in chunks of their own, fetche
   expect(timing.liveRequested).toBeGreaterThan(timing.photoArrived);
   expect(timing.liveRequested).toBeGreaterThan(timing.lcp);
   // None of the live modules is in a script the pre-session screen loaded.
-  const onPath = scripts.filter((file) => chunksHolding(LIVE_MODULE).includes(file));
+  const onPath = scripts.filter((file) => chunksHolding(DIST_ASSETS, LIVE_MODULE).includes(file));
   expect(onPath).toEqual([]);
   // And the session it starts is the whole one.
   await startButton(page).click();
@@ -216,8 +206,10 @@ test('the live screen, chat, voice and stats come in chunks of their own, fetche
 });
 
 test('a live chunk that does not arrive: Start chat says so, and the next Start chat fetches it and starts', async ({ page }) => {
-  const liveChunks = chunksHolding(LIVE_ENTRY);
-  const isLive = (url: URL) => liveChunks.includes(url.pathname.split('/').pop() ?? '');
+  // Its scripts and its stylesheet: a stylesheet that failed once must be fetched again too.
+  const { scripts, styles } = liveChunkFiles(DIST_ASSETS);
+  expect(styles.length).toBeGreaterThan(0);
+  const isLive = (url: URL) => [...scripts, ...styles].includes(url.pathname.split('/').pop() ?? '');
   let offline = true;
   let aborted = 0;
   await page.route(isLive, (route) => {
@@ -230,12 +222,33 @@ test('a live chunk that does not arrive: Start chat says so, and the next Start 
   await startButton(page).click();
   await expect(alertBox(page)).toContainText(text('en', 'error.appLoadFailed'));
   expect(aborted).toBeGreaterThan(0);
-  await alertBox(page).getByRole('button').first().click();
+  // Refresh reloads the page (where a failed module stays failed: WebKit); OK keeps it.
+  await expect(alertBox(page).getByRole('button', { name: text('en', 'notices.reload'), exact: true })).toBeVisible();
+  await alertBox(page).getByRole('button', { name: text('en', 'notices.ok'), exact: true }).click();
   await expect(alertBox(page)).toHaveCount(0);
   await expectPreSession(page);
   expect(Date.now() - tappedAt).toBeLessThan(15_000);
   offline = false;
   await startButton(page).click();
   await expectLive(page);
+  // Styled: the live screen's own stylesheet came with the second fetch.
+  await expect(page.locator('section.live')).toHaveCSS('position', 'absolute');
   await endChat(page);
+});
+
+test('an app that cannot be loaded: the shell says so in the visitor\'s language and its link loads the page again', async ({ page }) => {
+  const libs = readdirSync(DIST_ASSETS).filter((f) => /^libs-[\w-]+\.js$/.test(f));
+  expect(libs).toHaveLength(1);
+  let offline = true;
+  await page.route(
+    (url) => url.pathname.endsWith(`/${libs[0]}`),
+    (route) => (offline ? route.abort('internetdisconnected') : route.continue()),
+  );
+  await page.goto('/25d/demo');
+  const failure = page.getByRole('alert').filter({ hasText: 'The page could not be loaded.' });
+  await expect(failure).toBeVisible({ timeout: 10_000 });
+  await expect(startButton(page)).toHaveCount(0);
+  offline = false;
+  await failure.click();
+  await expect(startButton(page)).toBeEnabled({ timeout: 15_000 });
 });
