@@ -41,6 +41,23 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The account is shown and the page idle: the background fetch starts. */
+async function pageIdle() {
+  await h.flush();
+  idle();
+  await h.flush();
+}
+
+async function chunkArrives() {
+  loader.last().resolve({ liveSaga });
+  await h.flush();
+}
+
+async function chunkFails() {
+  loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
+  await h.flush();
+}
+
 describe('the live chunk', () => {
   it('waits for the account before it waits for an idle page', async () => {
     h.task.cancel();
@@ -64,8 +81,7 @@ describe('the live chunk', () => {
     idle();
     await h.flush();
     expect(loader.load).toHaveBeenCalledTimes(1);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     // Its sagas run: a Start chat now starts a session at once.
     h.dispatch(startRequested());
     await h.flush();
@@ -81,8 +97,7 @@ describe('the live chunk', () => {
     expect(h.live.startLive).not.toHaveBeenCalled();
     // Leaving asks for confirmation from the tap on, as for any start.
     expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(true);
     expect(h.live.getRoute).toHaveBeenCalledTimes(1);
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
@@ -90,15 +105,12 @@ describe('the live chunk', () => {
   });
 
   it('a Start chat while it is being fetched waits for it', async () => {
-    await h.flush();
-    idle();
-    await h.flush();
+    await pageIdle();
     expect(loader.load).toHaveBeenCalledTimes(1);
     h.dispatch(startRequested());
     await h.flush();
     expect(h.live.startLive).not.toHaveBeenCalled();
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
   });
 
@@ -110,8 +122,7 @@ describe('the live chunk', () => {
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'cancelled' });
     expect(h.types()).toEqual(expect.arrayContaining(['session/sessionEnding', 'session/sessionEnded']));
     expect(h.platform.setLeaveGuard).toHaveBeenLastCalledWith(false);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.live.startLive).not.toHaveBeenCalled();
     expect(h.session().status).toBe('idle');
   });
@@ -138,8 +149,7 @@ describe('the live chunk', () => {
     h.dispatch(startRequested());
     await h.flush();
     await h.advance(10_000);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
     await h.advance(START_TIMEOUT_MS - 10_000 - 100);
     expect(h.session().status).toBe('connecting');
@@ -159,8 +169,7 @@ describe('the live chunk', () => {
   it('a chunk that fails while a start waits says so, and the next Start chat fetches it again and starts', async () => {
     h.dispatch(startRequested());
     await h.flush();
-    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
-    await h.flush();
+    await chunkFails();
     expect(h.ofType(alertShown.type).map((a) => a.payload)).toEqual([expect.objectContaining({ kind: 'alert', message: { id: catalogue.appLoadFailed.id }, action: 'reload' })]);
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
     expect(loader.load).toHaveBeenCalledTimes(1);
@@ -168,39 +177,30 @@ describe('the live chunk', () => {
     h.dispatch(startRequested());
     await h.flush();
     expect(loader.load).toHaveBeenCalledTimes(2);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
   });
 
   it('a background fetch that fails is tried again a little later, without a word to the visitor', async () => {
-    await h.flush();
-    idle();
-    await h.flush();
-    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
-    await h.flush();
+    await pageIdle();
+    await chunkFails();
     expect(h.ofType(alertShown.type)).toEqual([]);
     await h.advance(LIVE_CHUNK_RETRY_MS[0] - 1);
     expect(loader.load).toHaveBeenCalledTimes(1);
     await h.advance(1);
     expect(loader.load).toHaveBeenCalledTimes(2);
-    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
-    await h.flush();
+    await chunkFails();
     await h.advance(LIVE_CHUNK_RETRY_MS[1]);
     expect(loader.load).toHaveBeenCalledTimes(3);
   });
 
   it('a Start chat while a failed fetch waits to be tried again fetches it at once and starts', async () => {
-    await h.flush();
-    idle();
-    await h.flush();
-    loader.last().reject(new TypeError('Failed to fetch dynamically imported module'));
-    await h.flush();
+    await pageIdle();
+    await chunkFails();
     h.dispatch(startRequested());
     await h.flush();
     expect(loader.load).toHaveBeenCalledTimes(2);
-    loader.last().resolve({ liveSaga });
-    await h.flush();
+    await chunkArrives();
     expect(h.live.startLive).toHaveBeenCalledTimes(1);
   });
 
