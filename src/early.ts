@@ -12,7 +12,8 @@ import { dismissShell, fillShell, preloadImage, showShellLoadFailure } from './a
 import { pickInitialLang, readStoredLang } from './features/locale/langs.ts';
 import { parseUserInfoResponse, userInfoFields, userInfoUrl } from './services/account.ts';
 import { startEarlyRequest } from './services/earlyRequest.ts';
-import { nextTask, warmUpIntl } from './app/warmUp.ts';
+import { warmUpIntl } from './app/warmUp.ts';
+import { nextTask } from './services/afterPaint.ts';
 import { formRequest } from './services/http.ts';
 
 const route = parseRoute(window.location);

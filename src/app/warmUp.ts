@@ -1,8 +1,3 @@
-/** A promise that settles in a later task: work after it is not part of the current one. */
-export function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
 /**
  * The first Intl call of a page makes V8 build ICU's list of locales: about 15 ms on a
  * desktop, some 70 ms at 4× CPU, in whichever task makes it. react-intl makes it when its

@@ -48,3 +48,8 @@ export function whenIdle(): Promise<void> {
     else window.addEventListener('load', idle, { once: true });
   });
 }
+
+/** A promise that settles in a later task: work after it is not part of the current one. */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -2,6 +2,8 @@
  * The five languages and how the first one is chosen. No Redux here: the first module
  * (src/early.ts) uses it before the libraries have loaded.
  */
+import { STORAGE_KEYS } from '../../services/storage.ts';
+
 export const LANGS = ['zh', 'cht', 'en', 'jp', 'kor'] as const;
 export type Lang = (typeof LANGS)[number];
 
@@ -32,10 +34,10 @@ export function pickInitialLang(stored: string | null, languages: readonly strin
   return 'zh';
 }
 
-/** The language stored by an earlier visit (`lang`), or null (none, or storage refused). */
+/** The language stored by an earlier visit, or null (none, or storage refused). */
 export function readStoredLang(): string | null {
   try {
-    return window.localStorage.getItem('lang');
+    return window.localStorage.getItem(STORAGE_KEYS.lang);
   } catch {
     return null;
   }
