@@ -74,6 +74,24 @@ describe('session', () => {
     expect(h.sockets[0]?.sent[1]).toMatchObject({ data: { lang: 'en' }, room_id: 'room-1', app_id: 'demo' });
   });
 
+  // The specification names no message type for command words (PROTOCOL.md, *Reading a frame*).
+  it.each([
+    ['with no msg_type', { command: 'asr_ready' }],
+    ['on an asr frame', { msg_type: 'asr', command: 'asr_ready' }],
+    ['on a tts frame', { msg_type: 'tts', command: 'asr_ready' }],
+  ])('goes live when the server sends asr_ready %s', async (_shape, asrReady) => {
+    h.task.cancel();
+    h = setupSagas({ asrReady });
+    await h.flush();
+    h.dispatch(startRequested());
+    await h.flush();
+    h.dispatch(videoCanPlay());
+    h.dispatch(videoPlaying());
+    await h.flush();
+    expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+    expect(h.sockets[0]?.types()).toEqual(['offer_2', 'say_hello']);
+  });
+
   it('sends the start requests only once the tap’s own answer (connecting) has painted; Cancel meanwhile starts nothing', async () => {
     let painted!: () => void;
     h.platform.afterNextPaint.mockImplementation(() => new Promise<void>((resolve) => (painted = resolve)));

@@ -52,26 +52,29 @@ function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean
     return { joined: false };
   }
   if (parsed.notes.length > 0) log.warn('frame cleaned', { notes: parsed.notes });
-  const message = parsed.message;
-  yield* put(messageReceived(message));
-  if (message.msg_type === 'error') {
-    log.warn('server refused a frame', { text: message.text.slice(0, 200) });
-    // Rejoining after a reconnect, offer_2 refused (PROTOCOL.md: errors name the frame they
-    // answer): the room is gone, stopped or reclaimed while the channel was down.
-    if (memory.joined && !joinedHere && message.text.startsWith('offer_2')) {
-      throw endWithAlert('quit', { id: catalogue.sessionQuit.id });
+  let joined = false;
+  for (const message of parsed.messages) {
+    yield* put(messageReceived(message));
+    if (message.msg_type === 'error') {
+      log.warn('server refused a frame', { text: message.text.slice(0, 200) });
+      // Rejoining after a reconnect, offer_2 refused (PROTOCOL.md: errors name the frame they
+      // answer): the room is gone, stopped or reclaimed while the channel was down.
+      if (memory.joined && !joinedHere && message.text.startsWith('offer_2')) {
+        throw endWithAlert('quit', { id: catalogue.sessionQuit.id });
+      }
+    }
+    if (message.msg_type === 'quit') {
+      log.info('server quit the session');
+      throw endWithAlert('quit', message.text ? { text: message.text } : { id: catalogue.sessionQuit.id });
+    }
+    if (message.msg_type !== 'command' || message.command !== 'asr_ready') continue;
+    joined = true;
+    if (!memory.joined) {
+      memory.joined = true;
+      yield* put(roomJoined());
     }
   }
-  if (message.msg_type === 'quit') {
-    log.info('server quit the session');
-    throw endWithAlert('quit', message.text ? { text: message.text } : { id: catalogue.sessionQuit.id });
-  }
-  if (message.msg_type !== 'command' || message.command !== 'asr_ready') return { joined: false };
-  if (!memory.joined) {
-    memory.joined = true;
-    yield* put(roomJoined());
-  }
-  return { joined: true };
+  return { joined };
 }
 
 /**

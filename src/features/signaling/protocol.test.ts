@@ -10,7 +10,9 @@ describe('parseServerFrame', () => {
     ['an array', '[1,2]'],
     ['a string', '"asr"'],
     ['null', 'null'],
-    ['no msg_type', '{"text":"hi"}'],
+    ['no msg_type and no command', '{"text":"hi"}'],
+    ['a command frame without its command', '{"msg_type":"command","msg_id":"r-1"}'],
+    ['an unknown command word without msg_type', '{"command":"reboot","msg_id":"r-1"}'],
     ['an unknown msg_type', '{"msg_type":"video"}'],
     ['an unknown command word', '{"msg_type":"command","command":"reboot"}'],
     ['asr without text', '{"msg_type":"asr","msg_id":"u-1"}'],
@@ -31,23 +33,23 @@ describe('parseServerFrame', () => {
   it('accepts every command word with its optional fields', () => {
     expect(parse({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-7', interrupted: true, extra: 1 })).toEqual({
       ok: true,
-      message: { msg_type: 'command', command: 'nlp_end', msg_id: 'r-7', interrupted: true },
+      messages: [{ msg_type: 'command', command: 'nlp_end', msg_id: 'r-7', interrupted: true }],
       notes: [],
     });
     expect(parse({ msg_type: 'command', command: 'asr_end', msg_id: 3, text: 'where is the store' })).toMatchObject({
       ok: true,
-      message: { msg_id: '3', text: 'where is the store' },
+      messages: [{ msg_id: '3', text: 'where is the store' }],
     });
   });
 
   it('ignores wrongly typed optional fields and says so', () => {
     const result = parse({ msg_type: 'command', command: 'asr_running', text: 42, interrupted: 'yes' });
-    expect(result).toEqual({ ok: true, message: { msg_type: 'command', command: 'asr_running' }, notes: ['text: not a string'] });
+    expect(result).toEqual({ ok: true, messages: [{ msg_type: 'command', command: 'asr_running' }], notes: ['text: not a string'] });
   });
 
   it('truncates texts longer than 100,000 characters', () => {
     const result = parse({ msg_type: 'tts', msg_id: 'r', text: 'y'.repeat(MAX_TEXT_CHARS + 10) });
-    expect(result.ok && result.message.msg_type === 'tts' && result.message.text?.length).toBe(MAX_TEXT_CHARS);
+    expect(result.ok && result.messages[0]!.msg_type === 'tts' && result.messages[0]!.text?.length).toBe(MAX_TEXT_CHARS);
     expect(result.ok && result.notes).toEqual(['text: truncated']);
   });
 
@@ -62,32 +64,107 @@ describe('parseServerFrame', () => {
     });
     expect(result).toEqual({
       ok: true,
-      message: { msg_type: 'tts', msg_id: 'r-1', text: 'Look', image_url: 'https://example.com/a.png' },
+      messages: [{ msg_type: 'tts', msg_id: 'r-1', text: 'Look', image_url: 'https://example.com/a.png' }],
       notes: ['video_url: dropped (not an http(s) URL)', 'web_url: dropped (not an http(s) URL)'],
     });
   });
 
   it('drops relative and malformed URLs', () => {
     const result = parse({ msg_type: 'tts', msg_id: 'r', text: 't', image_url: '/assets/a.png', web_url: 'http://' });
-    expect(result.ok && result.message).toEqual({ msg_type: 'tts', msg_id: 'r', text: 't' });
+    expect(result.ok && result.messages).toEqual([{ msg_type: 'tts', msg_id: 'r', text: 't' }]);
   });
 
   it('keeps only string suggestions of related_qa', () => {
     const result = parse({ msg_type: 'tts', msg_id: 'r', related_qa: ['what are your opening hours', 3, '', null] });
-    expect(result.ok && result.message).toEqual({ msg_type: 'tts', msg_id: 'r', related_qa: ['what are your opening hours'] });
+    expect(result.ok && result.messages).toEqual([{ msg_type: 'tts', msg_id: 'r', related_qa: ['what are your opening hours'] }]);
   });
 
   it('accepts quit with or without text, and error frames', () => {
-    expect(parse({ msg_type: 'quit' })).toMatchObject({ ok: true, message: { msg_type: 'quit' } });
-    expect(parse({ msg_type: 'quit', text: 'bye' })).toMatchObject({ ok: true, message: { msg_type: 'quit', text: 'bye' } });
-    expect(parse({ msg_type: 'error', text: 'unknown room' })).toMatchObject({ ok: true, message: { msg_type: 'error', text: 'unknown room' } });
+    expect(parse({ msg_type: 'quit' })).toMatchObject({ ok: true, messages: [{ msg_type: 'quit' }] });
+    expect(parse({ msg_type: 'quit', text: 'bye' })).toMatchObject({ ok: true, messages: [{ msg_type: 'quit', text: 'bye' }] });
+    expect(parse({ msg_type: 'error', text: 'unknown room' })).toMatchObject({ ok: true, messages: [{ msg_type: 'error', text: 'unknown room' }] });
   });
 
   it('accepts an asr echo', () => {
     expect(parse({ msg_type: 'asr', msg_id: 'u-1', text: 'hello' })).toEqual({
       ok: true,
-      message: { msg_type: 'asr', msg_id: 'u-1', text: 'hello' },
+      messages: [{ msg_type: 'asr', msg_id: 'u-1', text: 'hello' }],
       notes: [],
+    });
+  });
+});
+
+/**
+ * The specification lists the received fields as "msg_type (asr, tts, quit), text, msg_id,
+ * image_url, video_url, web_url, command" and names no message type for commands: a
+ * command word is acted on in whatever frame it comes (PROTOCOL.md, *Reading a frame*).
+ */
+describe('parseServerFrame: a command in any frame', () => {
+  const asrReady = { msg_type: 'command', command: 'asr_ready' };
+
+  it.each([
+    ['no msg_type', {}],
+    ['msg_type asr', { msg_type: 'asr' }],
+    ['msg_type tts', { msg_type: 'tts' }],
+    ['msg_type command', { msg_type: 'command' }],
+    ['an unknown msg_type', { msg_type: 'status' }],
+  ])('reads asr_ready on a frame with %s', (_name, frame) => {
+    const result = parse({ ...frame, command: 'asr_ready' });
+    expect(result.ok && result.messages).toEqual([asrReady]);
+  });
+
+  it('reads a quit frame with a command as both, the command first', () => {
+    expect(parse({ msg_type: 'quit', command: 'nlp_end', msg_id: 'r-2', text: 'bye' })).toEqual({
+      ok: true,
+      messages: [
+        { msg_type: 'command', command: 'nlp_end', msg_id: 'r-2', text: 'bye' },
+        { msg_type: 'quit', text: 'bye' },
+      ],
+      notes: [],
+    });
+  });
+
+  it('reads a reply part that opens a reply as the command, then the part', () => {
+    const result = parse({ msg_type: 'tts', command: 'nlp_running', msg_id: 'r-1', text: 'Hello.', image_url: 'https://example.com/a.png' });
+    expect(result.ok && result.messages).toEqual([
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1', text: 'Hello.' },
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello.', image_url: 'https://example.com/a.png' },
+    ]);
+  });
+
+  it('reads a last part that ends its reply as the part, then the end', () => {
+    const result = parse({ msg_type: 'tts', command: 'nlp_end', msg_id: 'r-1', text: 'Goodbye.' });
+    expect(result.ok && result.messages.map((m) => m.msg_type)).toEqual(['tts', 'command']);
+  });
+
+  it('reads asr_end on the visitor\'s echo as the echo, then the end of the turn', () => {
+    const result = parse({ msg_type: 'asr', command: 'asr_end', msg_id: 'u-3', text: 'where is the nearest store' });
+    expect(result.ok && result.messages).toEqual([
+      { msg_type: 'asr', msg_id: 'u-3', text: 'where is the nearest store' },
+      { msg_type: 'command', command: 'asr_end', msg_id: 'u-3', text: 'where is the nearest store' },
+    ]);
+  });
+
+  it('an empty text beside a command is no reply part', () => {
+    expect(parse({ msg_type: 'tts', command: 'nlp_ready', msg_id: 'r-4', text: '' })).toMatchObject({
+      ok: true,
+      messages: [{ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-4' }],
+    });
+  });
+
+  it('keeps the content of a frame whose command word is unknown, and says so', () => {
+    expect(parse({ msg_type: 'tts', command: 'reboot', msg_id: 'r-5', text: 'Hi.' })).toEqual({
+      ok: true,
+      messages: [{ msg_type: 'tts', msg_id: 'r-5', text: 'Hi.' }],
+      notes: ['unknown command reboot'],
+    });
+  });
+
+  it('keeps a known command whose content is unusable, and says why', () => {
+    expect(parse({ msg_type: 'tts', command: 'nlp_end', msg_id: 'r-6', image_url: 'javascript:alert(1)' })).toEqual({
+      ok: true,
+      messages: [{ msg_type: 'command', command: 'nlp_end', msg_id: 'r-6' }],
+      notes: ['image_url: dropped (not an http(s) URL)', 'tts: no usable content (image_url: dropped (not an http(s) URL))'],
     });
   });
 });

@@ -58,7 +58,12 @@ const MAX_ID_CHARS = 256;
 const MAX_URL_CHARS = 8192;
 const MAX_RELATED = 20;
 
-export type ParseResult = { ok: true; message: ServerMessage; notes: string[] } | { ok: false; reason: string };
+/**
+ * One frame can carry several messages: a command word rides on whatever frame the
+ * server sends it in (PROTOCOL.md, *Reading a frame*), and a frame with a command and
+ * content is both.
+ */
+export type ParseResult = { ok: true; messages: ServerMessage[]; notes: string[] } | { ok: false; reason: string };
 
 type Obj = Record<string, unknown>;
 
@@ -119,51 +124,97 @@ function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-function parseObject(obj: Obj): ParseResult {
-  const notes: string[] = [];
+/** Commands that open something come before the content of their frame; those that end it, after. */
+const ENDING_COMMANDS: readonly CommandWord[] = ['asr_end', 'nlp_end'];
+
+function optionalId(obj: Obj, notes: string[]): string | undefined {
+  if (obj.msg_id === undefined || obj.msg_id === null) return undefined;
+  const msgId = id(obj.msg_id);
+  if (msgId === null) notes.push('msg_id: invalid');
+  return msgId ?? undefined;
+}
+
+/**
+ * The command word of a frame, whatever its msg_type: the specification lists `command`
+ * among the received fields without naming a message type for it, so a back end may send
+ * it alone, or on an asr, tts or quit frame. `undefined`: the frame names no command.
+ */
+function commandOf(obj: Obj, frameText: string | undefined, notes: string[]): CommandMessage | 'unknown' | undefined {
+  const command = obj.command;
+  if (command === undefined || command === null) return undefined;
+  if (!(COMMAND_WORDS as readonly unknown[]).includes(command)) return 'unknown';
+  return compact({
+    msg_type: 'command' as const,
+    command: command as CommandWord,
+    msg_id: optionalId(obj, notes),
+    text: frameText,
+    interrupted: obj.interrupted === true ? true : undefined,
+  });
+}
+
+type Content = { message: ServerMessage } | { reason: string } | null;
+
+/** The content a frame carries beside any command; null when its msg_type carries none. */
+function contentOf(obj: Obj, frameText: string | undefined, notes: string[], withCommand: boolean): Content {
   switch (obj.msg_type) {
-    case 'command': {
-      const command = obj.command;
-      if (!(COMMAND_WORDS as readonly unknown[]).includes(command)) return { ok: false, reason: `unknown command ${String(command)}` };
-      const msgId = obj.msg_id === undefined || obj.msg_id === null ? undefined : (id(obj.msg_id) ?? undefined);
-      if (obj.msg_id !== undefined && obj.msg_id !== null && msgId === undefined) notes.push('msg_id: invalid');
-      const interrupted = obj.interrupted === true ? true : undefined;
-      const message: CommandMessage = compact({
-        msg_type: 'command' as const,
-        command: command as CommandWord,
-        msg_id: msgId,
-        text: optionalText(obj, 'text', notes),
-        interrupted,
-      });
-      return { ok: true, message, notes };
-    }
     case 'asr': {
       const msgId = id(obj.msg_id);
-      if (msgId === null || typeof obj.text !== 'string') return { ok: false, reason: 'asr: msg_id and text required' };
-      return { ok: true, message: { msg_type: 'asr', msg_id: msgId, text: text(obj.text) }, notes };
+      if (msgId === null || typeof obj.text !== 'string') return withCommand ? null : { reason: 'asr: msg_id and text required' };
+      return { message: { msg_type: 'asr', msg_id: msgId, text: text(obj.text) } };
     }
     case 'tts': {
+      const hasContent = ['text', 'image_url', 'video_url', 'web_url', 'related_qa'].some((key) =>
+        key === 'text' ? typeof obj.text === 'string' && (obj.text !== '' || !withCommand) : obj[key] !== undefined && obj[key] !== null,
+      );
+      if (withCommand && !hasContent) return null;
       const msgId = id(obj.msg_id);
-      if (msgId === null) return { ok: false, reason: 'tts: msg_id required' };
+      if (msgId === null) return { reason: 'tts: msg_id required' };
+      const parts = notes.length;
       const message: TtsMessage = compact({
         msg_type: 'tts' as const,
         msg_id: msgId,
-        text: optionalText(obj, 'text', notes),
+        text: frameText,
         image_url: optionalUrl(obj, 'image_url', notes),
         video_url: optionalUrl(obj, 'video_url', notes),
         web_url: optionalUrl(obj, 'web_url', notes),
         related_qa: relatedQa(obj, notes),
       });
-      if (Object.keys(message).length === 2) return { ok: false, reason: `tts: no usable content (${notes.join('; ')})` };
-      return { ok: true, message, notes };
+      if (Object.keys(message).length === 2) return { reason: `tts: no usable content (${notes.slice(parts).join('; ')})` };
+      return { message };
     }
     case 'quit':
-      return { ok: true, message: compact({ msg_type: 'quit' as const, text: optionalText(obj, 'text', notes) }), notes };
+      return { message: compact({ msg_type: 'quit' as const, text: frameText }) };
     case 'error':
-      return { ok: true, message: { msg_type: 'error', text: optionalText(obj, 'text', notes) ?? '' }, notes };
+      return { message: { msg_type: 'error', text: frameText ?? '' } };
+    case 'command':
+    case undefined:
+    case null:
+      return null;
     default:
-      return { ok: false, reason: `unknown msg_type ${JSON.stringify(obj.msg_type)?.slice(0, 40) ?? 'undefined'}` };
+      return { reason: `unknown msg_type ${JSON.stringify(obj.msg_type)?.slice(0, 40) ?? 'undefined'}` };
   }
+}
+
+function parseObject(obj: Obj): ParseResult {
+  const notes: string[] = [];
+  const frameText = optionalText(obj, 'text', notes);
+  const command = commandOf(obj, frameText, notes);
+  const known = command !== undefined && command !== 'unknown' ? command : undefined;
+  const content = contentOf(obj, frameText, notes, known !== undefined);
+  const reasons: string[] = [];
+  if (command === 'unknown') reasons.push(`unknown command ${String(obj.command).slice(0, 40)}`);
+  if (content && 'reason' in content) reasons.push(content.reason);
+  else if (!content && !known) reasons.push(obj.msg_type === undefined || obj.msg_type === null ? 'no msg_type and no command' : 'command: missing');
+  const body = content && 'message' in content ? content.message : undefined;
+  if (!known && !body) return { ok: false, reason: reasons.join('; ') };
+  notes.push(...reasons);
+  let messages: ServerMessage[];
+  if (!known) messages = [body!];
+  else if (!body) messages = [known];
+  // A quit ends the session, so whatever else its frame says comes first.
+  else if (body.msg_type === 'quit') messages = [known, body];
+  else messages = ENDING_COMMANDS.includes(known.command) ? [body, known] : [known, body];
+  return { ok: true, messages, notes };
 }
 
 /** Parses one WebSocket text frame. Never throws. */

@@ -42,7 +42,7 @@ export class FakeSocket implements SignalingSocket {
     const frame = JSON.parse(text) as Record<string, unknown>;
     this.sent.push(frame);
     if (frame.type === 'offer_2' && this.roomGone) this.serverSend({ msg_type: 'error', text: 'offer_2: unknown room' });
-    else if (frame.type === 'offer_2' && this.answerOffer) this.serverSend({ msg_type: 'command', command: 'asr_ready' });
+    else if (frame.type === 'offer_2' && this.answerOffer) this.serverSend(this.asrReady);
     return true;
   });
   close = vi.fn(() => {
@@ -52,6 +52,8 @@ export class FakeSocket implements SignalingSocket {
 
   /** Answer offer_2 with asr_ready, like the stand-in. */
   answerOffer = true;
+  /** The frame that carries asr_ready: the stand-in's shape unless a test sets another. */
+  asrReady: Record<string, unknown> = { msg_type: 'command', command: 'asr_ready' };
   /** Answer offer_2 with the stand-in's error for a room that no longer exists. */
   roomGone = false;
 
@@ -114,6 +116,8 @@ export interface FakeOptions {
   hiddenGraceMs?: number;
   storage?: Record<string, string>;
   languages?: string[];
+  /** The frame each socket answers offer_2 with (the stand-in's `msg_type: "command"` shape by default). */
+  asrReady?: Record<string, unknown>;
 }
 
 export const DEMO_INFO: AccountInfo = {
@@ -205,6 +209,7 @@ export function createFakes(options: FakeOptions = {}) {
       sockets.push(s);
       const behaviour = next(plan.sockets);
       if (behaviour === 'gone') s.roomGone = true;
+      if (options.asrReady) s.asrReady = options.asrReady;
       if (behaviour === 'join' || behaviour === 'gone') later(() => s.serverOpen());
       if (behaviour === 'refuse') later(() => s.refuse());
       return s;
