@@ -50,7 +50,7 @@ export interface StandinOptions {
   /** How long start-live-slow holds /start_live (20 s by contract). */
   slowStartMs?: number;
   lateStartMs?: number;
-  signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play' | 'limits'>;
+  signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play' | 'limits' | 'dialect'>;
   /** A further rule on who may use /__standin/* (CONTRACT.md section 4); false answers 403. */
   controlAllowed?: (req: http.IncomingMessage) => boolean;
   /** HTTPS with this key and certificate (`--lan`); plain HTTP without. */

@@ -3,7 +3,8 @@
  * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
- * coturn, on UDP at the HTTP port's number; 0: none).
+ * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_DIALECT (standin; `seed`
+ * words signaling frames as the specification's field list allows, without extensions).
  * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
  * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
  * (server/lan.ts).
@@ -13,6 +14,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
+import { DIALECTS, parseDialect } from './signaling/dialect.ts';
 import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
 import { startTurnRelay, type TurnRelay } from './turn.ts';
@@ -51,6 +53,10 @@ if (lan) {
   tls = { key: made.key, cert: made.cert };
 }
 
+const dialect = parseDialect(process.env.STANDIN_DIALECT);
+if (!dialect) fail(`STANDIN_DIALECT must be one of ${DIALECTS.join(', ')}, got "${process.env.STANDIN_DIALECT}"`);
+if (dialect !== 'standin') log.info(`signaling dialect: ${dialect}`);
+
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
 const standin = await createStandin({
@@ -61,6 +67,7 @@ const standin = await createStandin({
   ...(maxRooms !== undefined ? { maxRooms } : {}),
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
   mediaHostAddresses: mediaHostAddresses(host),
+  signaling: { dialect },
 });
 
 let turn: TurnRelay | null = null;

@@ -24,6 +24,7 @@ export interface SignalingOptions {
   pingIntervalMs?: number;
   play?: SessionDeps['play'];
   limits?: Partial<SignalingLimits>;
+  dialect?: SessionDeps['dialect'];
 }
 
 /**
@@ -123,6 +124,7 @@ export function createSignaling(opts: SignalingOptions): Signaling {
       log,
       origin: requestOrigin(req, opts.fallbackHost()),
       ...(opts.play ? { play: opts.play } : {}),
+      ...(opts.dialect ? { dialect: opts.dialect } : {}),
     });
     sessions.set(ws, session);
     alive.add(ws);

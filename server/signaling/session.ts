@@ -12,6 +12,7 @@ import { findEntry, greetingEntry, kbLang, type KbLang } from '../replies/knowle
 import { playReply, type ServerFrame } from '../replies/player.ts';
 import { entryReply, type ReplyPart } from '../replies/reply.ts';
 import type { Room, RoomClient, RoomRegistry } from '../rooms.ts';
+import { createFrameWriter, type Dialect } from './dialect.ts';
 import { parseClientFrame, type ClientFrame } from './frames.ts';
 
 /** Close codes (PROTOCOL.md): 1012 = dropped, reconnect; 4003 = this room refuses reconnects. */
@@ -35,6 +36,8 @@ export interface SessionDeps {
   play?: { graceMs?: number; startTimeoutMs?: number };
   /** Overrides ASR_END_QUIET_MS (tests). */
   asrEndQuietMs?: number;
+  /** How frames are worded on the wire (server/signaling/dialect.ts); default `standin`. */
+  dialect?: Dialect;
 }
 
 /** A voice turn as the server sees it: the newest wording, and whether its recognition has ended. */
@@ -57,10 +60,18 @@ export class SignalingSession implements RoomClient {
   /** Voice turns that got asr_running, by msg_id, until their end_point. */
   private readonly turns = new Map<string, VoiceTurn>();
 
+  private readonly write: (frame: ServerFrame) => void;
+
   constructor(
     private readonly ws: WebSocket,
     private readonly deps: SessionDeps,
-  ) {}
+  ) {
+    this.write = createFrameWriter(deps.dialect ?? 'standin', (frame) => {
+      if (this.ws.readyState !== this.ws.OPEN) return;
+      this.ws.send(JSON.stringify(frame));
+      recordEvent('signaling', 'out', frame);
+    });
+  }
 
   onMessage(data: RawData, isBinary: boolean): void {
     const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -126,7 +137,12 @@ export class SignalingSession implements RoomClient {
 
   private join(roomId: string): void {
     const room = this.deps.rooms.get(roomId);
-    if (!room) return this.error(`offer_2: unknown room ${roomId}`);
+    if (!room) {
+      this.error(`offer_2: unknown room ${roomId}`);
+      // Without the error extension, the specification's own way to say the room is gone.
+      if (this.deps.dialect === 'seed') this.sendQuit('The session has ended.');
+      return;
+    }
     if (room.signalingDown && hasFault('signaling-down')) return this.close(CLOSE_REFUSED, 'signaling refused (fault signaling-down)');
     if (this.room && this.room !== room) {
       this.endReply(false);
@@ -228,8 +244,6 @@ export class SignalingSession implements RoomClient {
   }
 
   private send(frame: ServerFrame): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(frame));
-    recordEvent('signaling', 'out', frame);
+    this.write(frame);
   }
 }

@@ -117,7 +117,7 @@ describe('parseServerFrame: a command in any frame', () => {
     expect(parse({ msg_type: 'quit', command: 'nlp_end', msg_id: 'r-2', text: 'bye' })).toEqual({
       ok: true,
       messages: [
-        { msg_type: 'command', command: 'nlp_end', msg_id: 'r-2', text: 'bye' },
+        { msg_type: 'command', command: 'nlp_end', msg_id: 'r-2' },
         { msg_type: 'quit', text: 'bye' },
       ],
       notes: [],
@@ -127,7 +127,7 @@ describe('parseServerFrame: a command in any frame', () => {
   it('reads a reply part that opens a reply as the command, then the part', () => {
     const result = parse({ msg_type: 'tts', command: 'nlp_running', msg_id: 'r-1', text: 'Hello.', image_url: 'https://example.com/a.png' });
     expect(result.ok && result.messages).toEqual([
-      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1', text: 'Hello.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
       { msg_type: 'tts', msg_id: 'r-1', text: 'Hello.', image_url: 'https://example.com/a.png' },
     ]);
   });
@@ -141,7 +141,7 @@ describe('parseServerFrame: a command in any frame', () => {
     const result = parse({ msg_type: 'asr', command: 'asr_end', msg_id: 'u-3', text: 'where is the nearest store' });
     expect(result.ok && result.messages).toEqual([
       { msg_type: 'asr', msg_id: 'u-3', text: 'where is the nearest store' },
-      { msg_type: 'command', command: 'asr_end', msg_id: 'u-3', text: 'where is the nearest store' },
+      { msg_type: 'command', command: 'asr_end', msg_id: 'u-3' },
     ]);
   });
 

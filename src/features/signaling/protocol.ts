@@ -198,7 +198,9 @@ function contentOf(obj: Obj, frameText: string | undefined, notes: string[], wit
 function parseObject(obj: Obj): ParseResult {
   const notes: string[] = [];
   const frameText = optionalText(obj, 'text', notes);
-  const command = commandOf(obj, frameText, notes);
+  // On a frame that carries content (asr, tts, quit, error) the text is that content's.
+  const carriesContent = ['asr', 'tts', 'quit', 'error'].includes(obj.msg_type as string);
+  const command = commandOf(obj, carriesContent ? undefined : frameText, notes);
   const known = command !== undefined && command !== 'unknown' ? command : undefined;
   const content = contentOf(obj, frameText, notes, known !== undefined);
   const reasons: string[] = [];
