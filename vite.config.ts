@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react';
 import pkg from './package.json' with { type: 'json' };
 import { precompress } from './scripts/precompress.ts';
 import { preloadApp } from './scripts/preloadApp.ts';
+import { sileroModel } from './scripts/sileroModel.ts';
 
 /**
  * Vite mode → environment (src/app/environments.ts). Vite reserves the mode name `local`
@@ -33,7 +34,7 @@ export default defineConfig(({ mode }) => {
   }
   return {
     base: BASE,
-    plugins: [react(), preloadApp(['/src/app/libraries.ts', '/src/main.tsx'], BASE), precompress()],
+    plugins: [react(), sileroModel(), preloadApp(['/src/app/libraries.ts', '/src/main.tsx'], BASE), precompress()],
     define: {
       __APP_VERSION__: JSON.stringify(pkg.version),
       __APP_ENV__: JSON.stringify(appEnv),

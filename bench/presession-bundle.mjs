@@ -117,9 +117,8 @@ async function startChatInp(page) {
 
 /** The voice assets a call fetches, as the stand-in sends them to a client that accepts br and gzip. */
 async function voiceAssetsOnWire(url) {
-  const assets = readdirSync(join(OUT_DIR, 'assets')).filter((f) => /speech\.sdk.*\.js$|vad\.worker.*\.js$|capture\.worklet.*\.js$|\.wasm$/.test(f));
-  const models = readdirSync(join(OUT_DIR, 'models')).filter((f) => f.endsWith('.onnx'));
-  const paths = [...assets.map((f) => `/25d/assets/${f}`), ...models.map((f) => `/25d/models/${f}`)];
+  const assets = readdirSync(join(OUT_DIR, 'assets')).filter((f) => /speech\.sdk.*\.js$|vad\.worker.*\.js$|capture\.worklet.*\.js$|\.wasm$|\.onnx$/.test(f));
+  const paths = assets.map((f) => `/25d/assets/${f}`);
   const sized = [];
   for (const path of paths) {
     const { bytes, encoding } = await new Promise((resolve, reject) => {

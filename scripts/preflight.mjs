@@ -2,7 +2,7 @@
 // Installs what `npm start` / `npm test` need and is missing. Dependency-free on purpose:
 // it runs before node_modules exists.
 //
-//   node scripts/preflight.mjs start   npm deps, the stand-in's Debian packages, the VAD model
+//   node scripts/preflight.mjs start   npm deps, the stand-in's Debian packages
 //   node scripts/preflight.mjs test    the same, plus chromium and the test audio fixtures
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -100,7 +100,6 @@ function runScriptIfPresent(script) {
 try {
   ensureNodeModules();
   ensureDebianPackages();
-  runScriptIfPresent('scripts/copy-model.mjs');
   if (purpose === 'test') runScriptIfPresent('scripts/make-fixtures.mjs');
   say('ready');
 } catch (error) {

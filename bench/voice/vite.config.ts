@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { sileroModel } from '../../scripts/sileroModel.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -42,10 +43,8 @@ function emitVadWebAssets(): Plugin {
 export default defineConfig({
   root: join(here, 'page'),
   base: '/25d/',
-  // public/models/silero_vad_legacy.onnx is where our pipeline's DEFAULT_MODEL_URL points.
-  publicDir: join(repo, 'public'),
   mode: 'production',
-  plugins: [emitVadWebAssets()],
+  plugins: [sileroModel(), emitVadWebAssets()],
   define: {
     __APP_VERSION__: JSON.stringify('bench'),
     __APP_ENV__: JSON.stringify('local'),

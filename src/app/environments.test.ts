@@ -19,6 +19,7 @@ const VARS = {
   VITE_TURN_CREDENTIAL: 'relay-secret',
   VITE_SPECIAL_ACCOUNT_ID: 'city-hall',
   VITE_SERVER_NAME: 'avatar-prod',
+  VITE_SPEECH_HOST: 'wss://speech.example.com:5000',
 };
 
 const path = () => `${location.pathname}${location.search}${location.hash}`;
@@ -37,7 +38,7 @@ describe('the product environment', () => {
     expect(pkg.scripts.build).toMatch(/--mode product\b/);
   });
 
-  it('takes its service URLs, relay, special account and server name from the VITE_* variables', () => {
+  it('takes its service URLs, relay, speech host, special account and server name from the VITE_* variables', () => {
     for (const [name, value] of Object.entries(VARS)) vi.stubEnv(name, value);
     expect(environmentFor('product')).toMatchObject({
       name: 'product',
@@ -52,6 +53,8 @@ describe('the product environment', () => {
           credential: 'relay-secret',
         },
       ],
+      // A speech container (or the stand-in) by host: SpeechConfig.fromHost instead of fromSubscription.
+      speechHost: 'wss://speech.example.com:5000',
       specialAccountId: 'city-hall',
       serverName: 'avatar-prod',
     });

@@ -81,7 +81,8 @@ function remote(name: EnvName, debug: boolean): EnvironmentConfig {
     mediaServerUrl: env.VITE_MEDIA_SERVER_URL || null,
     iceServers: iceFromEnv(),
     iceTransportPolicy: transportPolicyFor(name, location.search),
-    speechHost: null,
+    // Azure's Speech containers (and the stand-in) are reached by host: SpeechConfig.fromHost.
+    speechHost: env.VITE_SPEECH_HOST || null,
     specialAccountId: fromEnv('VITE_SPECIAL_ACCOUNT_ID', ''),
     showBitrate: debug,
     debugTools: debug,

@@ -10,7 +10,7 @@ describe('prefetchVoiceAssets', () => {
     expect(VOICE_ASSET_URLS).toEqual([
       expect.stringContaining('vad.worker'),
       expect.stringContaining('capture.worklet'),
-      expect.stringMatching(/models\/silero_vad_legacy\.onnx$/),
+      expect.stringMatching(/silero_vad_legacy(-[\w-]+)?\.onnx$/),
       expect.stringContaining('ort-wasm-simd-threaded'),
     ]);
     expect(read).toHaveBeenCalledTimes(4);

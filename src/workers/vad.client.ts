@@ -6,6 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import sileroModelUrl from 'virtual:silero-vad-model';
 import vadWorkerUrl from './vad.worker.ts?worker&url';
 import {
   FRAME_SAMPLES,
@@ -17,8 +18,8 @@ import {
 } from './protocol.ts';
 import { throwIfAborted } from '../services/compat.ts';
 
-/** Copied into public/ by scripts/copy-model.mjs (checked by sha256), served under the base path. */
-export const DEFAULT_MODEL_URL = `${import.meta.env.BASE_URL}models/silero_vad_legacy.onnx`;
+/** The pinned package's model, checked by sha256 and emitted as a hashed asset (scripts/sileroModel.ts). */
+export const DEFAULT_MODEL_URL: string = sileroModelUrl;
 /**
  * The runtime's wasm as a Vite asset: a content-hashed name (immutable caching), bundled
  * with the app so it works offline; the runtime's JS glue is already inside the bundled

@@ -1,11 +1,13 @@
 /**
  * Builds the capture pipeline harness (tests/engines/harness), never part of the product
  * build. Same base, worker format and build target as the app (vite.config.ts), so the
- * worklet, worker, model and wasm are bundled exactly as they ship.
+ * worklet, worker, model and wasm are bundled exactly as they ship (the model by the
+ * same plugin as the app's).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { sileroModel } from '../../../scripts/sileroModel.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
@@ -13,9 +15,8 @@ const repo = join(here, '..', '..', '..');
 export default defineConfig({
   root: here,
   base: '/25d/',
-  // public/models/ holds the Silero model the pipeline's default URL points at.
-  publicDir: join(repo, 'public'),
   mode: 'production',
+  plugins: [sileroModel()],
   define: {
     __APP_VERSION__: JSON.stringify('harness'),
     __APP_ENV__: JSON.stringify('local'),
