@@ -38,6 +38,9 @@ const TEST_PACKAGES = [
   // Impaired links (tests/support/impairedLink.ts): network namespaces and tc, nftables for loss and blackouts.
   { pkg: 'iproute2', bin: 'tc' },
   { pkg: 'nftables', bin: 'nft' },
+  // The hosting test (tests/e2e/hosting.spec.ts): the product build behind nginx with docs/nginx.conf.
+  { pkg: 'nginx', file: '/usr/sbin/nginx' },
+  { pkg: 'libnginx-mod-http-brotli-static', file: '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so' },
 ];
 
 function say(message) {

@@ -72,6 +72,25 @@ describe('WebSocket upgrades', () => {
     }
   });
 
+  it('opens the sockets to pages of an allowed origin (an app hosted elsewhere), and still refuses any other', async () => {
+    const t = await startTestStandin({ allowedOrigins: ['https://chat.example.com'] });
+    const opened = (origin: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(t.wsUrl, { headers: { Origin: origin } });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      });
+    try {
+      expect(await opened('https://chat.example.com')).toBe(101);
+      expect(await opened('https://evil.example.com')).toBe(403);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('survives a speech service that throws', async () => {
     const speech: SpeechService = {
       handleUpgrade() {

@@ -59,6 +59,13 @@ export interface StandinOptions {
   controlFromLoopbackOnly?: boolean;
   /** The media's ICE host candidates (server/lan.ts mediaHostAddresses); default loopback. */
   mediaHostAddresses?: readonly string[];
+  /**
+   * Origins of pages hosted elsewhere that may open the signaling and speech sockets, as a
+   * real back end lists the sites that host its client (e.g. the product build behind nginx).
+   * The HTTP services answer every origin (`Access-Control-Allow-Origin: *`) regardless; the
+   * control endpoints never answer another origin.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 export interface Standin {
@@ -103,6 +110,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const fallbackHost = () => hostOf(server);
   const shutdown = new AbortController();
   const assetsDir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
+  const allowedOrigins = new Set(opts.allowedOrigins ?? []);
 
   const mediaModule = opts.createMedia ? null : await optionalModule<MediaModule>('./media/index.ts', 'the media pipeline (server/media)');
   const createMedia: CreateMedia =
@@ -194,8 +202,9 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     const path = (req.url ?? '/').split('?')[0];
     // Browsers let any page open a WebSocket anywhere and always send its Origin: another
     // site's page must not drive a visitor's session or the speech service (CONTRACT.md section 4).
+    // The origins a deployment hosts the app on (STANDIN_ALLOWED_ORIGINS) are not foreign.
     const foreign = foreignOrigin(req);
-    if (foreign !== null) {
+    if (foreign !== null && !allowedOrigins.has(foreign)) {
       log.warn('WebSocket upgrade refused: another origin', { path, origin: foreign.slice(0, 100) });
       return refuseUpgrade(socket, 403, 'Forbidden');
     }

@@ -4,7 +4,9 @@
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
  * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_DIALECT (standin; `seed`
- * words signaling frames as the specification's field list allows, without extensions).
+ * words signaling frames as the specification's field list allows, without extensions),
+ * STANDIN_ALLOWED_ORIGINS (comma-separated origins of an app hosted elsewhere, e.g. the
+ * product build behind nginx, whose pages may open the signaling and speech sockets).
  * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
  * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
  * (server/lan.ts).
@@ -57,6 +59,20 @@ const dialect = parseDialect(process.env.STANDIN_DIALECT);
 if (!dialect) fail(`STANDIN_DIALECT must be one of ${DIALECTS.join(', ')}, got "${process.env.STANDIN_DIALECT}"`);
 if (dialect !== 'standin') log.info(`signaling dialect: ${dialect}`);
 
+const allowedOrigins = (process.env.STANDIN_ALLOWED_ORIGINS ?? '')
+  .split(',')
+  .map((o) => o.trim())
+  .filter(Boolean)
+  .map((o) => {
+    try {
+      const origin = new URL(o).origin;
+      if (origin !== 'null' && origin === o.replace(/\/$/, '')) return origin;
+    } catch {
+      /* reported below */
+    }
+    return fail(`STANDIN_ALLOWED_ORIGINS: "${o}" is not an origin (scheme://host[:port])`);
+  });
+
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
 const standin = await createStandin({
@@ -68,6 +84,7 @@ const standin = await createStandin({
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
   mediaHostAddresses: mediaHostAddresses(host),
   signaling: { dialect },
+  allowedOrigins,
 });
 
 let turn: TurnRelay | null = null;

@@ -5,19 +5,29 @@
  * its own browser launch. The stand-in's speech service recognizes the four contract
  * questions, in English.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Locator, Page } from '@playwright/test';
-import { alertBox, endButton, expectLive, openHome, presetLang, startButton, text, toast, type Lang } from './support/app.ts';
+import type { Page } from '@playwright/test';
+import { alertBox, endButton, text, toast } from './support/app.ts';
 import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
 import { snap } from './support/screenshots.ts';
 import { clearEvents, events, signalingFrames, voiceTurnSteps, type StandinEvent } from './support/standin.ts';
 import { closedBurstsSince, installMicProbe, pageNow } from './support/micProbe.ts';
 import { expect, test } from './support/voiceBrowser.ts';
 import { installVoiceCounters, voiceCounts } from './support/voiceCounters.ts';
+import {
+  button,
+  chatLog,
+  fixture,
+  goLive,
+  hold,
+  ownMessages,
+  padded,
+  reply,
+  REPLY_MS,
+  startCall,
+  toSpeakMode,
+  words,
+} from './support/voice.ts';
 
-const REPLY_MS = 45_000;
 /**
  * After the speech that must cause nothing has ended on the microphone: the window in which
  * anything it caused would have shown (VAD end of speech < 1 s, then the frame at once).
@@ -25,36 +35,6 @@ const REPLY_MS = 45_000;
 const MUTED_WINDOW_MS = 3000;
 /** After a hold's recognizer closed: a send or a no-voice toast would follow within the 1 s drain. */
 const HOLD_WINDOW_MS = 2000;
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
-const PADDED = fileURLToPath(new URL('../../test-results/voice-fixtures/', import.meta.url));
-
-/** A fixture's path; `noloop` plays it once, then silence (Chromium loops it otherwise). */
-function fixture(name: string, noloop = false): string {
-  return FIXTURES + name + (noloop ? '%noloop' : '');
-}
-
-/**
- * A fixture with `leadSeconds` of silence before it, played once (or looped). The fake
- * microphone starts playing when getUserMedia opens it, a moment before the capture
- * worklet is wired (longer on a loaded machine): the silence keeps the first word whole.
- */
-function padded(name: string, leadSeconds: number, loop = false): string {
-  const wav = readFileSync(FIXTURES + name);
-  // The fixtures are plain 16 kHz mono 16-bit PCM with a 44-byte header (make-fixtures.mjs).
-  const data = Buffer.concat([Buffer.alloc(leadSeconds * 16_000 * 2), wav.subarray(44)]);
-  const header = Buffer.from(wav.subarray(0, 44));
-  header.writeUInt32LE(36 + data.length, 4);
-  header.writeUInt32LE(data.length, 40);
-  mkdirSync(PADDED, { recursive: true });
-  const path = `${PADDED}lead${leadSeconds}-${name}`;
-  writeFileSync(path, Buffer.concat([header, data]));
-  return loop ? path : `${path}%noloop`;
-}
-
-// Cheap when the files are there already (it compares hashes). At load time, because
-// the padded files are made from them while the describe groups are declared.
-execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/make-fixtures.mjs', import.meta.url))], { stdio: 'ignore' });
-
 test.beforeEach(async ({ page, request }) => {
   await beforeSessionTest({ page, request });
   await installVoiceCounters(page);
@@ -63,29 +43,6 @@ test.beforeEach(async ({ page, request }) => {
 test.afterEach(async ({ page, request }) => {
   await afterSessionTest({ page, request });
 });
-
-const button = (page: Page, id: string, lang: Lang = 'en') => page.getByRole('button', { name: text(lang, id), exact: true });
-const chatLog = (page: Page) => page.getByRole('log', { name: 'Chat log' });
-const ownMessages = (page: Page) => chatLog(page).locator('.msg--me');
-const replies = (page: Page) => chatLog(page).locator('.msg--ai');
-
-/**
- * Opens the account and starts a session: one tap, no second chance. A start that
- * fails fails the test (a retry would hide intermittent start failures).
- */
-async function goLive(page: Page, opts: { id?: string; lang?: Lang } = {}) {
-  const lang = opts.lang ?? 'en';
-  await presetLang(page, lang);
-  await openHome(page, { id: opts.id ?? 'demo', lang });
-  await startButton(page, lang).click();
-  await expectLive(page, lang);
-}
-
-async function startCall(page: Page) {
-  await button(page, 'voice.startCall').click();
-  // The first call of a page loads the voice detector's model: slow on a loaded machine.
-  await expect(button(page, 'voice.hangUp')).toBeVisible({ timeout: 45_000 });
-}
 
 /** Message_text frames the client sent since the events were cleared. */
 async function visitorFrames(page: Page) {
@@ -105,27 +62,6 @@ function recognizedPhrases(list: StandinEvent[]): { connectionId: string; text: 
 function speechClosed(list: StandinEvent[], connectionId: string): boolean {
   return list.some((e) => e.channel === 'speech' && e.dir === 'in' && e.body.path === 'connection.closed' && e.body.connectionId === connectionId);
 }
-
-/** Presses Hold to talk with the mouse (pointer events), runs `during`, then releases. */
-async function hold(page: Page, during: (target: { x: number; y: number }) => Promise<void>) {
-  const target = button(page, 'voice.holdToTalk');
-  const box = (await target.boundingBox())!;
-  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  await page.mouse.move(centre.x, centre.y);
-  await page.mouse.down();
-  await during(centre);
-  await page.mouse.up();
-}
-
-async function toSpeakMode(page: Page) {
-  await button(page, 'voice.switchToVoice').click();
-  await expect(button(page, 'voice.holdToTalk')).toBeVisible();
-}
-
-const reply = (page: Page, words: string): Locator => replies(page).filter({ hasText: words });
-
-/** A phrase's words, lower case, without the service's punctuation. */
-const words = (phrase: string): string => phrase.toLowerCase().replace(/[^\p{L}\p{N}\s']/gu, '').replace(/\s+/g, ' ').trim();
 
 const Q1 = /where is the nearest store/i;
 const Q2 = /what are your opening hours/i;
