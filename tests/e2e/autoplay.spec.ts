@@ -5,15 +5,15 @@
  * it with autoplay allowed), so the rule is emulated in the page by the test harness
  * only (tests/e2e/support/pageShims.ts). The app itself is unchanged.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { alertBox, endButton, expectLive, expectPreSession, openHome, startButton, text } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { snap } from './support/screenshots.ts';
 import { avatarAudioPlayingInPage, emulateWebKitAutoplay as emulateWebKitAutoplayInPage } from './support/pageShims.ts';
 import { clearEvents, events, startedRooms, stoppedRooms } from './support/standin.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const emulateWebKitAutoplay = (page: Page) => page.addInitScript(emulateWebKitAutoplayInPage);
 const avatarAudioPlaying = (page: Page) => page.evaluate(avatarAudioPlayingInPage);

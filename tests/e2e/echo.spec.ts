@@ -6,9 +6,10 @@
  * over it must. How fast, and at other levels: bench/echo.mjs.
  */
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { expectLive, openHome, presetLang } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { clearEvents, events, signalingFrames } from './support/standin.ts';
 import { installTestMicrophone, testMicrophoneArgs, type Playing } from '../support/testMicrophone.ts';
 import { LONG_REPLY } from '../support/longReply.ts';
@@ -17,8 +18,7 @@ const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const FILES = { silence: FIXTURES + 'silence-3s.wav', question: FIXTURES + 'q-nearest-store.wav' };
 const ECHO = { gainDb: -25, delayMs: 80 };
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 

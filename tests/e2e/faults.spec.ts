@@ -3,7 +3,8 @@
  * section 8), against the real stand-in. Faults are global: the tests run one
  * at a time and each clears them afterwards.
  */
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import {
   alertBox,
   endButton,
@@ -19,7 +20,7 @@ import {
   type Lang,
 } from './support/app.ts';
 import { liveCounts } from './support/counters.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import {
   clearEvents,
   events,
@@ -33,8 +34,7 @@ import {
   type Fault,
 } from './support/standin.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 /** Live-session faults fire 2 s after live; the client's reaction takes a few more on this machine. */
 const FAULT_REACTION_MS = 30_000;

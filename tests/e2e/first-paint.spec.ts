@@ -9,10 +9,12 @@
 import { readdirSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { expect, test, type Request } from '@playwright/test';
+import type { Request } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
 import { chunksHolding, liveChunkFiles } from '../support/chunks.ts';
 import { REPO_ROOT } from '../support/standin.ts';
+import { setFaults } from './support/standin.ts';
 import { alertBox, cancelButton, cancelDeliberately, expectLive, expectPreSession, openHome, startButton, text, endChat } from './support/app.ts';
 
 const DIST_ASSETS = join(REPO_ROOT, 'dist', 'assets');
@@ -101,7 +103,9 @@ test('the app takes over from the shell without a layout shift, and the shell is
   expect(await page.evaluate(() => (window as unknown as { __shifts: number[] }).__shifts)).toEqual([]);
 });
 
-test('Start chat’s tap paints its connecting state before the start’s requests leave', async ({ page }) => {
+test('Start chat’s tap paints its connecting state before the start’s requests leave', async ({ page, request }) => {
+  // The start is held in its stream phase, so Cancel finds it connecting however fast the machine.
+  await setFaults(request, 'stream-never-active');
   await page.addInitScript(() => {
     const w = window as unknown as { __order: string[] };
     w.__order = [];
@@ -127,6 +131,7 @@ test('Start chat’s tap paints its connecting state before the start’s reques
   await startButton(page).click();
   await expect(cancelButton(page)).toBeVisible();
   await expect.poll(() => page.evaluate(() => (window as unknown as { __order: string[] }).__order)).toEqual(['frame with Cancel', 'route requested']);
+  await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
   await cancelDeliberately(page, tappedAt);
   await expectPreSession(page);
 });

@@ -18,14 +18,10 @@
  */
 import type { CDPSession, Page } from '@playwright/test';
 import { endChat, expectLive, openHome, startButton, text } from './support/app.ts';
-import { afterSessionTest } from './support/hooks.ts';
-import { clearFaults } from './support/standin.ts';
 import { expect, test } from './support/voiceBrowser.ts';
 
-// Not beforeSessionTest: its counters hold every peer connection and socket on purpose,
+// No counters (support/counters.ts): they hold every peer connection and socket on purpose,
 // which is exactly what this test must not see.
-test.beforeEach(({ request }) => clearFaults(request));
-test.afterEach(afterSessionTest);
 
 const SESSIONS = 7;
 /** Sessions that may still grow the counts: the first loads the voice code and fills caches. */

@@ -2,13 +2,13 @@
  * Languages, the access gate and the missing-id route (spec sections 2 and 6,
  * CONTRACT.md sections 5 and 6) in the real app against the stand-in.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { endButton, expectLive, openHome, presetLang, startAndWaitLive, startButton, text, toast, type Lang } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { clearEvents, events, httpIn } from './support/standin.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const LANG_NAMES: Record<Lang, string> = { zh: '简体中文', cht: '繁體中文', en: 'English', jp: '日本語', kor: '한국어' };
 const HTML_LANG: Record<Lang, string> = { zh: 'zh-CN', cht: 'zh-TW', en: 'en', jp: 'ja', kor: 'ko' };

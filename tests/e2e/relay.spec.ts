@@ -4,15 +4,15 @@
  * `?relay=1` makes the peer connection relay-only. What a visitor behind a strict NAT gets:
  * every media packet goes through the relay, and support staff can see that it does.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { alertBox, expectLive, expectPreSession, LIVE_TIMEOUT_MS, startButton, text, videoAdvances } from './support/app.ts';
 import { audioPeak, startAudioMeter } from './support/audio.ts';
 import { liveCounts } from './support/counters.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { clearEvents, events, httpOut, roomIds, setFaults, startedRooms, stoppedRooms, whepOfferStatuses } from './support/standin.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const SPEECH_RMS = 0.01;
 const FAULT_REACTION_MS = 30_000;

@@ -6,7 +6,8 @@
  * request faults, PROTOCOL.md) and, where a browser must look older or a deployment must
  * list a dead server, an init script that changes what the page is given.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import {
   alertBox,
   cancelDeliberately,
@@ -18,13 +19,12 @@ import {
   text,
   toast,
 } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { withoutNewerPlatform, withUnreachableStunServer } from './support/pageShims.ts';
 import { snap } from './support/screenshots.ts';
-import { clearEvents, events, httpIn, roomIds, setFaults } from './support/standin.ts';
+import { clearEvents, events, httpIn, setFaults } from './support/standin.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const chatLog = (page: Page) => page.getByRole('log', { name: 'Chat log' });
 const retryButton = (page: Page) => page.getByRole('button', { name: text('en', 'account.retry'), exact: true });
@@ -43,12 +43,12 @@ test('an unreachable STUN server among the ICE servers: its candidate errors are
 test('Cancel while start_live is in flight: the ending does not wait, and the room made meanwhile is stopped once its answer comes', async ({
   page,
   request,
+  rooms,
 }) => {
   await setFaults(request, 'start-live-late');
   await openHome(page);
   await clearEvents(request);
-  const before = new Set(await roomIds(request));
-  const newRooms = async () => (await roomIds(request)).filter((id) => !before.has(id));
+  const newRooms = () => rooms.made();
   await startButton(page).click();
   const tapped = Date.now();
   // The room exists on the server from the request on; its answer is 3 s late.

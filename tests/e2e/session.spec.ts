@@ -4,7 +4,8 @@
  * and repeated sessions without leaks. Screenshots of the three states go to
  * tests/artifacts/ in en and zh.
  */
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test, type Rooms } from './support/test.ts';
 import {
   avatarVideo,
   cancelButton,
@@ -27,14 +28,13 @@ import { pactl } from '../support/audioOutput.ts';
 import { audioPeak, startAudioMeter } from './support/audio.ts';
 import { liveCounts } from './support/counters.ts';
 import { installWakeLockCounters, wakeLockCounts } from './support/wakeLock.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { snap } from './support/screenshots.ts';
 import {
   clearEvents,
   clearFaults,
   events,
   httpIn,
-  roomIds,
   setFaults,
   signalingFrames,
   startedRooms,
@@ -47,14 +47,13 @@ import {
 const SPEECH_RMS = 0.01;
 const SPOKEN = 'Welcome back. This sentence is here to be heard by the test.';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
-/** Nothing of a session is left: no open peer connection or socket in the page, no room on the stand-in. */
-async function expectNothingLeft(page: Page, request: APIRequestContext): Promise<void> {
+/** Nothing of a session is left: no open peer connection or socket in the page, no room it made on the stand-in. */
+async function expectNothingLeft(page: Page, rooms: Rooms): Promise<void> {
   await expect.poll(async () => (await liveCounts(page)).pcOpen).toBe(0);
   await expect.poll(async () => (await liveCounts(page)).socketsOpen).toBe(0);
-  await expect.poll(() => roomIds(request)).toEqual([]);
+  await expect.poll(() => rooms.made()).toEqual([]);
 }
 
 /**
@@ -85,7 +84,7 @@ async function photographSession(page: Page, request: APIRequestContext, lang: L
   await snap(page, `session-${lang}-3-live`);
 }
 
-test('happy path: Start chat → Connecting → the avatar plays and speaks with sound → End chat leaves nothing', async ({ page, request }) => {
+test('happy path: Start chat → Connecting → the avatar plays and speaks with sound → End chat leaves nothing', async ({ page, request, rooms }) => {
   await openHome(page);
   await clearEvents(request);
   await startButton(page).click();
@@ -121,7 +120,7 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   expect(stoppedRooms(after)).toEqual([roomId]);
   // The WHEP session is hung up too (DELETE of its Location), as SRS wants it (RFC 9725).
   await expect.poll(async () => whepDeletes(await events(request)).map((d) => d.roomId)).toEqual([roomId]);
-  await expectNothingLeft(page, request);
+  await expectNothingLeft(page, rooms);
 });
 
 // Hands-free calls: nobody touches the screen, and a phone that locks hides the page, which
@@ -172,7 +171,7 @@ test('screenshots: pre-session, connecting and live in Simplified Chinese', asyn
   await photographSession(page, request, 'zh');
 });
 
-test('Cancel while the stream is being prepared stops the started room and leaves nothing open', async ({ page, request }) => {
+test('Cancel while the stream is being prepared stops the started room and leaves nothing open', async ({ page, request, rooms }) => {
   // The stream never turns active, so the start is held in its stream phase for as long as we like.
   await setFaults(request, 'stream-never-active');
   await openHome(page);
@@ -187,10 +186,10 @@ test('Cancel while the stream is being prepared stops the started room and leave
   await expectPreSession(page);
   await expect.poll(async () => stoppedRooms(await events(request))).toEqual([roomId]);
   await expect(page.getByRole('alert')).toHaveCount(0);
-  await expectNothingLeft(page, request);
+  await expectNothingLeft(page, rooms);
 });
 
-test('Cancel while start_live is pending leaves no room and no socket', async ({ page, request }) => {
+test('Cancel while start_live is pending leaves no room and no socket', async ({ page, request, rooms }) => {
   await setFaults(request, 'start-live-slow');
   await openHome(page);
   await clearEvents(request);
@@ -204,7 +203,7 @@ test('Cancel while start_live is pending leaves no room and no socket', async ({
   expect(startedRooms(seen)).toEqual([]);
   expect(signalingFrames(seen, 'in')).toEqual([]);
   expect(httpIn(seen, '/rtc/v1/whep')).toEqual([]);
-  await expectNothingLeft(page, request);
+  await expectNothingLeft(page, rooms);
 });
 
 // Spec section 4: "Pressing start again while connecting shows a 'please wait' toast." The
@@ -254,7 +253,7 @@ test('a double tap on Start chat starts one session: the second tap says "please
   await endChat(page);
 });
 
-test('five start/stop cycles in a row: no growth in peer connections, sockets or rooms', async ({ page, request }) => {
+test('five start/stop cycles in a row: no growth in peer connections, sockets or rooms', async ({ page, request, rooms }) => {
   test.setTimeout(5 * 60_000);
   await openHome(page);
   await clearEvents(request);
@@ -263,7 +262,7 @@ test('five start/stop cycles in a row: no growth in peer connections, sockets or
     expect(await decodedFrames(page)).toBeGreaterThan(0);
     await expect(avatarVideo(page)).toBeVisible();
     await endChat(page);
-    await expectNothingLeft(page, request);
+    await expectNothingLeft(page, rooms);
     // One peer connection and (no reconnects) one signaling socket per session.
     expect(await liveCounts(page)).toMatchObject({ pcCreated: cycle, pcOpen: 0, socketsOpen: 0 });
   }
@@ -276,16 +275,16 @@ test('five start/stop cycles in a row: no growth in peer connections, sockets or
 
 // PROTOCOL.md: close 1000 is a normal end (the room was stopped: /stop_live, or reclaimed after 60 s
 // idle), and offer_2 for a room that is gone is answered with an error: the client should end the session.
-test('a room stopped on the server side ends the session instead of reconnecting to it', async ({ page, request }) => {
+test('a room stopped on the server side ends the session instead of reconnecting to it', async ({ page, request, rooms }) => {
   await openHome(page);
   await startAndWaitLive(page);
   const deviceId = await page.evaluate(() => window.localStorage.getItem('login-deviceId'));
-  const [roomId] = await roomIds(request);
+  const [roomId] = await rooms.made();
   await clearEvents(request);
   const stopped = await request.post('/stop_live', { data: { room_id: roomId, device_id: deviceId } });
   expect(stopped.status()).toBe(200);
   // Promptly: not after the media reconnects (3 × 2 s, plus the time to notice the drop) have run out.
   await expectPreSession(page, 'en', 5_000);
   expect(signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2')).toEqual([]);
-  await expectNothingLeft(page, request);
+  await expectNothingLeft(page, rooms);
 });

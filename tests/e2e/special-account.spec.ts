@@ -5,12 +5,12 @@
  * and the demo account's background image, painted behind the avatar (spec section 2).
  * Also here: where a toast sits on the 390×844 screen (spec section 9: middle position).
  */
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { avatarVideo, LIVE_TIMEOUT_MS, openHome, presetLang, startAndWaitLive, text, toast, type Lang } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 /** The greeting comes once the avatar plays and the speech side is ready: a reply may take a while here. */
 const REPLY_MS = 45_000;

@@ -13,11 +13,12 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import type { LogEntry, SessionLogFile } from '../../src/features/sessionLog/types.ts';
 import type { Redactor } from '../../src/features/sessionLog/redact.ts';
 import { LIVE_TIMEOUT_MS, startAndWaitLive, startButton } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { ARTIFACTS_DIR, snap } from './support/screenshots.ts';
 import { setFaults } from './support/standin.ts';
 
@@ -39,8 +40,7 @@ interface ReplayModules {
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 const LABELS = ['Upstream', 'Downstream', 'Packet loss', 'Jitter', 'RTT', 'Quality'] as const;
 const LEVELS = ['Excellent', 'Good', 'Fair', 'Poor'];

@@ -6,10 +6,11 @@
  * and everything after it run for real. The suite's device is an iPhone; the Android
  * group overrides the user agent.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { endButton, expectLive, expectPreSession, openHome, startAndWaitLive, text } from './support/app.ts';
 import { liveCounts } from './support/counters.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { clearEvents, events, roomIds, signalingFrames, startedRooms, stoppedRooms } from './support/standin.ts';
 
 const ANDROID_CHROME =
@@ -17,8 +18,7 @@ const ANDROID_CHROME =
 /** The spec's iOS / messenger grace. */
 const GRACE_MS = 3000;
 
-test.beforeEach(beforeSessionTest);
-test.afterEach(afterSessionTest);
+test.beforeEach(({ page }) => installCounters(page));
 
 /** Sets the page's visibility as the browser would and fires `visibilitychange`. */
 async function setHidden(page: Page, hidden: boolean): Promise<number> {

@@ -7,7 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import { alertBox, endButton, text, toast } from './support/app.ts';
-import { afterSessionTest, beforeSessionTest } from './support/hooks.ts';
+import { installCounters } from './support/counters.ts';
 import { snap } from './support/screenshots.ts';
 import { clearEvents, events, signalingFrames, voiceTurnSteps, type StandinEvent } from './support/standin.ts';
 import { closedBurstsSince, installMicProbe, pageNow } from './support/micProbe.ts';
@@ -35,13 +35,9 @@ import {
 const MUTED_WINDOW_MS = 3000;
 /** After a hold's recognizer closed: a send or a no-voice toast would follow within the 1 s drain. */
 const HOLD_WINDOW_MS = 2000;
-test.beforeEach(async ({ page, request }) => {
-  await beforeSessionTest({ page, request });
+test.beforeEach(async ({ page }) => {
+  await installCounters(page);
   await installVoiceCounters(page);
-});
-
-test.afterEach(async ({ page, request }) => {
-  await afterSessionTest({ page, request });
 });
 
 /** Message_text frames the client sent since the events were cleared. */

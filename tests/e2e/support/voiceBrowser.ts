@@ -10,7 +10,8 @@
  * - micPrompt: 'allow' (fake permission UI, as in the config) or 'deny' (no fake UI,
  *   and the microphone permission denied for the app's origin).
  */
-import { chromium, test as base, type Page } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
+import { test as base } from './test.ts';
 import { CHROMIUM_ARGS } from '../../../playwright.config.ts';
 
 const EXECUTABLE = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -60,4 +61,4 @@ export const test = base.extend<VoiceOptions & { page: Page }>({
   },
 });
 
-export { expect } from '@playwright/test';
+export { expect } from './test.ts';
