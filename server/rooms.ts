@@ -29,7 +29,7 @@ export interface RoomInit {
   appId: string;
 }
 
-/** Emits 'change' (clients or peers changed), 'live' (became live), 'closed'. */
+/** Emits 'change' (clients or peers changed), 'live' (became live), 'greeted', 'closed'. */
 export class Room extends EventEmitter {
   readonly id: string;
   readonly uid: string;
@@ -44,6 +44,8 @@ export class Room extends EventEmitter {
   mediaDown = false;
   /** Faults already applied to this room (each fires once per room). */
   readonly firedFaults = new Set<string>();
+  /** The client asked for the greeting (say_hello), which it does once the avatar plays. */
+  greeted = false;
   private wasLive = false;
   private closing: Promise<void> | null = null;
 
@@ -73,6 +75,13 @@ export class Room extends EventEmitter {
 
   detach(client: RoomClient): void {
     if (this.clients.delete(client)) this.update();
+  }
+
+  /** A client greeted: it sees and hears the avatar (PROTOCOL.md, say_hello). */
+  greet(): void {
+    if (this.closed || this.greeted) return;
+    this.greeted = true;
+    this.emit('greeted');
   }
 
   /** Live: a bound signaling client and a connected WebRTC peer. */

@@ -29,11 +29,12 @@ async function connect(roomId: string): Promise<SignalingClient> {
   return c;
 }
 
-/** A live session: a bound signaling socket and a connected WebRTC peer. */
+/** A live session: a bound signaling socket, a connected WebRTC peer, and the client's greeting. */
 async function live(): Promise<{ roomId: string; c: SignalingClient }> {
   const roomId = await startRoom(t.base);
   const c = await connect(roomId);
   expect((await whep(roomId)).status).toBe(201);
+  c.send({ type: 'say_hello', room_id: roomId, data: { lang: 'en' } });
   await sleep(10);
   expect(t.standin.rooms.get(roomId)!.isLive()).toBe(true);
   return { roomId, c };
@@ -47,6 +48,19 @@ describe('faults of a live session', () => {
     await sleep(250);
     expect(c.closed).toBeNull();
     expect(t.medias.get(roomId)!.dropCount).toBe(0);
+  });
+
+  it('do nothing to a client that is still connecting: connected but not greeted yet', async () => {
+    setFaults(['signaling-drop', 'media-drop']);
+    const roomId = await startRoom(t.base);
+    const c = await connect(roomId);
+    expect((await whep(roomId)).status).toBe(201);
+    await sleep(250);
+    expect(c.closed).toBeNull();
+    expect(t.medias.get(roomId)!.dropCount).toBe(0);
+    // The avatar plays for the visitor: the greeting is asked for, and the faults follow.
+    c.send({ type: 'say_hello', room_id: roomId, data: { lang: 'en' } });
+    expect((await c.waitClose()).code).toBe(1012);
   });
 
   it('signaling-drop closes the socket once, 2 s (here 100 ms) after live, and accepts the reconnect', async () => {
@@ -122,7 +136,7 @@ describe('faults of a live session', () => {
 });
 
 describe('watchLiveFaults', () => {
-  it('fires 2 s after the room goes live, not before, and never again for the same fault', async () => {
+  it('fires 2 s after the room goes live and the client greeted, not before, and never again for the same fault', async () => {
     vi.useFakeTimers();
     try {
       setFaults(['signaling-quit']);
@@ -133,6 +147,9 @@ describe('watchLiveFaults', () => {
       const client = { close: () => {}, sendQuit: (text: string) => void quits.push(text) };
       room.attach(client);
       media.connectPeer('p1');
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(quits).toEqual([]);
+      room.greet();
       await vi.advanceTimersByTimeAsync(1_999);
       expect(quits).toEqual([]);
       await vi.advanceTimersByTimeAsync(1);

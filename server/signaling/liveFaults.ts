@@ -1,7 +1,9 @@
 /**
- * The faults that strike a live session (CONTRACT.md section 4): `delayMs`
- * (2 s) after a room becomes live (a bound signaling socket and a connected
- * WebRTC peer) every such fault that is set fires once for that room.
+ * The faults that strike a live session (CONTRACT.md section 4): `delayMs` (2 s) after a
+ * room is live for the visitor too (a bound signaling socket, a connected WebRTC peer, and
+ * the client's say_hello, which it sends once the avatar plays) every such fault that is
+ * set fires once for that room. Counting from the greeting, not from the connected peer,
+ * keeps a fault from striking a client that is still connecting on a slow machine.
  */
 import { hasFault, type FaultName } from '../faults.ts';
 import type { Logger } from '../log.ts';
@@ -42,14 +44,16 @@ export function applyLiveFaults(room: Room, log: Logger): void {
 /** Arms the live-session faults for a room; the timers die with the room. */
 export function watchLiveFaults(room: Room, opts: { delayMs: number; log: Logger }): void {
   let timer: NodeJS.Timeout | null = null;
-  room.on('live', () => {
-    if (timer) return;
+  const arm = () => {
+    if (timer || !room.greeted || !room.isLive()) return;
     timer = setTimeout(() => {
       timer = null;
       applyLiveFaults(room, opts.log);
     }, opts.delayMs);
     timer.unref();
-  });
+  };
+  room.on('live', arm);
+  room.on('greeted', arm);
   room.on('closed', () => {
     if (timer) clearTimeout(timer);
     timer = null;

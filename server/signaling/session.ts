@@ -122,6 +122,7 @@ export class SignalingSession implements RoomClient {
 
     switch (frame.type) {
       case 'say_hello':
+        room.greet();
         this.lang = kbLang(frame.lang);
         return this.startReply(entryReply(greetingEntry(), this.lang, this.deps.origin.http));
       case 'message_text':

@@ -21,6 +21,7 @@ import {
   hold,
   ownMessages,
   padded,
+  recognizedPhrases,
   reply,
   REPLY_MS,
   startCall,
@@ -44,14 +45,6 @@ test.beforeEach(async ({ page }) => {
 async function visitorFrames(page: Page) {
   const list = await events(page.request);
   return signalingFrames(list, 'in').filter((f) => f.type === 'message_text');
-}
-
-/** What the stand-in's speech service told the client it recognized (final phrases), in order. */
-function recognizedPhrases(list: StandinEvent[]): { connectionId: string; text: string }[] {
-  return list
-    .filter((e) => e.channel === 'speech' && e.dir === 'out' && e.body.path === 'speech.phrase')
-    .map((e) => ({ connectionId: String(e.body.connectionId), text: String((e.body.body as { DisplayText?: unknown }).DisplayText ?? '') }))
-    .filter((p) => p.text !== '');
 }
 
 /** Whether the client closed speech connection `connectionId`. */

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { expectLive, openHome, presetLang, startButton, text, type Lang } from './app.ts';
+import type { StandinEvent } from './standin.ts';
 import { expect } from './voiceBrowser.ts';
 
 export const REPLY_MS = 45_000;
@@ -90,3 +91,12 @@ export async function typeQuestion(page: Page, question: string) {
   await page.getByRole('textbox', { name: 'Message' }).fill(question);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
+
+/** What the stand-in's speech service told the client it recognized (final phrases), in order. */
+export function recognizedPhrases(list: StandinEvent[]): { connectionId: string; text: string }[] {
+  return list
+    .filter((e) => e.channel === 'speech' && e.dir === 'out' && e.body.path === 'speech.phrase')
+    .map((e) => ({ connectionId: String(e.body.connectionId), text: String((e.body.body as { DisplayText?: unknown }).DisplayText ?? '') }))
+    .filter((p) => p.text !== '');
+}
+
