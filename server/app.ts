@@ -139,7 +139,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const signaling = createSignaling({ rooms, log: createLogger('signaling'), fallbackHost, ...opts.signaling });
   const routes: Route[] = [
     ...accountRoutes(),
-    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 3000, shutdown: shutdown.signal }),
+    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 20_000, shutdown: shutdown.signal }),
     ...srsRoutes({ rooms, log }),
     ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control'), ...(opts.controlAllowed ? { controlAllowed: opts.controlAllowed } : {}) }) : []),
   ];

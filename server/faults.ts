@@ -29,20 +29,45 @@ export type FaultName = (typeof FAULT_NAMES)[number];
 const active = new Set<FaultName>();
 /** Counts the times faults were set or cleared, so a fault with a count of its own can start over. */
 let generation = 0;
+/** Waiting for the faults to be set or cleared again (a fault that holds an answer until then). */
+const waiters = new Set<() => void>();
+
+function changed(): void {
+  generation += 1;
+  for (const wake of [...waiters]) wake();
+  waiters.clear();
+}
+
+/** Resolves the next time the faults are set or cleared, or when `signal` aborts (false). */
+export function faultsChange(signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      waiters.delete(wake);
+      resolve(false);
+    };
+    const wake = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    };
+    waiters.add(wake);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 export function isFaultName(value: unknown): value is FaultName {
   return typeof value === 'string' && (FAULT_NAMES as readonly string[]).includes(value);
 }
 
 export function setFaults(names: readonly FaultName[]): void {
-  generation += 1;
   active.clear();
   for (const name of names) active.add(name);
+  changed();
 }
 
 export function clearFaults(): void {
-  generation += 1;
   active.clear();
+  changed();
 }
 
 export function hasFault(name: FaultName): boolean {

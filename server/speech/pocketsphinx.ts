@@ -41,6 +41,7 @@ export async function runBatch(r: BatchRun): Promise<Hyp> {
   const [raw, ctl, hyp, seg] = ['.raw', '.ctl', '.hyp', '.seg'].map((ext) => r.dir.file(name + ext)) as [string, string, string, string];
   try {
     await writeFile(raw, Buffer.from(r.pcm.buffer, r.pcm.byteOffset, r.pcm.byteLength));
+    if (process.env.SPEECH_DUMP) await writeFile(`${process.env.SPEECH_DUMP}/${Date.now()}-${name}.raw`, Buffer.from(r.pcm.buffer, r.pcm.byteOffset, r.pcm.byteLength));
     await writeFile(ctl, `${name}\n`);
     const args = ['-ctl', ctl, '-cepdir', r.dir.path, '-cepext', '.raw', '-adcin', 'yes', '-hmm', r.model.hmm, ...r.search, '-hyp', hyp, '-hypseg', seg];
     await run(r.model.batch, args, r.signal);

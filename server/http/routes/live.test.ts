@@ -114,13 +114,27 @@ describe('POST /start_live', () => {
 });
 
 describe('POST /start_live under start-live-late', () => {
-  it('makes the room when the request arrives and answers with it later', async () => {
+  it('makes the room when the request arrives and answers with it once the fault is cleared', async () => {
+    const t2 = await startTestStandin({ lateStartMs: 60_000 });
+    try {
+      setFaults(['start-live-late']);
+      let answered = false;
+      const pending = postJson(t2.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' }).finally(() => (answered = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(t2.standin.rooms.size).toBe(1);
+      expect(answered).toBe(false);
+      clearFaults();
+      const { json } = await pending;
+      expect(json).toMatchObject({ status: 'success', room_id: t2.standin.rooms.list()[0]!.id });
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('answers after lateStartMs at the latest when the fault stays set', async () => {
     setFaults(['start-live-late']);
     const started = Date.now();
-    const pending = postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(t.standin.rooms.size).toBe(1);
-    const { json } = await pending;
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
     expect(json).toMatchObject({ status: 'success', room_id: t.standin.rooms.list()[0]!.id });
   });

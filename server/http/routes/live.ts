@@ -3,7 +3,7 @@
  * POST /stop_live) of spec section 7, with their faults (CONTRACT.md section 4).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hasFault } from '../../faults.ts';
+import { faultsChange, hasFault } from '../../faults.ts';
 import type { Logger } from '../../log.ts';
 import type { RoomRegistry } from '../../rooms.ts';
 import { HttpError, requireString } from '../body.ts';
@@ -14,7 +14,7 @@ export interface LiveDeps {
   log: Logger;
   /** How long the start-live-slow fault holds the answer (20 s by contract). */
   slowStartMs: number;
-  /** How long the start-live-late fault holds the answer of a room already made. */
+  /** The longest the start-live-late fault holds the answer of a room already made (until the fault is cleared). */
   lateStartMs: number;
   /** Aborted when the stand-in closes, so a held answer does not keep it alive. */
   shutdown: AbortSignal;
@@ -42,6 +42,13 @@ export function liveRoutes(deps: LiveDeps): Route[] {
     } catch {
       return false;
     }
+  };
+
+  /** Holds an answer until the faults change (are cleared), at most `ms`; false as `hold`. */
+  const holdUntilCleared = async (ms: number, signal: AbortSignal): Promise<boolean> => {
+    const held = AbortSignal.any([signal, deps.shutdown, AbortSignal.timeout(ms)]);
+    await faultsChange(held);
+    return !signal.aborted && !deps.shutdown.aborted;
   };
 
   return [
@@ -92,10 +99,11 @@ export function liveRoutes(deps: LiveDeps): Route[] {
           log.warn('start_live refused: every avatar is busy', { rooms: rooms.size });
           return { status: 200, json: startError('no avatar available') };
         }
-        // The room exists from here on, as on the real service; only the answer is late. A
-        // client that gives up on the request never learns the id: the room is left to the
-        // idle reclaim.
-        if (hasFault('start-live-late') && !(await hold(deps.lateStartMs, signal))) {
+        // The room exists from here on, as on the real service; only the answer is late: held
+        // until the fault is cleared (or lateStartMs), so a test decides when it comes instead
+        // of racing it. A client that gives up on the request never learns the id: the room
+        // is left to the idle reclaim.
+        if (hasFault('start-live-late') && !(await holdUntilCleared(deps.lateStartMs, signal))) {
           log.info('start_live abandoned by the client while held by the start-live-late fault', { roomId: room.id });
           return null;
         }
