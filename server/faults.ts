@@ -22,6 +22,8 @@ export const FAULT_NAMES = [
   // an offer), and 201 with an answer but no media (SRS playing a stream nobody publishes).
   'whep-refuse',
   'whep-no-media',
+  // The greeting is the 25 s store tour: a call can start over it however long its start takes.
+  'greeting-long',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];

@@ -40,6 +40,18 @@ const Q = {
   products: { en: 'show me the new products', zh: '给我看看新产品' },
 } as const;
 
+/**
+ * About 25 s of the avatar's speech (espeak-ng at its default rate): the greeting under the
+ * `greeting-long` fault, and the long reply the tests and benchmarks have said over.
+ */
+export const STORE_TOUR = [
+  'Welcome to our flagship store. Let me tell you about everything we have this season.',
+  'On the ground floor you will find shoes, bags and accessories from more than forty brands.',
+  'The first floor has clothing for women and men, with a tailoring service that takes about a week.',
+  'Children are on the second floor, next to the cafe, which serves breakfast until eleven.',
+  'Members collect points on every purchase and get free delivery on orders over fifty dollars.',
+].join(' ');
+
 export const ENTRIES: KnowledgeEntry[] = [
   {
     id: 'greeting',

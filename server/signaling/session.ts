@@ -8,6 +8,7 @@ import { recordEvent } from '../events.ts';
 import { hasFault } from '../faults.ts';
 import type { Logger } from '../log.ts';
 import type { Origin } from '../http/origin.ts';
+import { STORE_TOUR } from '../replies/knowledge.data.ts';
 import { findEntry, greetingEntry, kbLang, type KbLang } from '../replies/knowledge.ts';
 import { playReply, type ServerFrame } from '../replies/player.ts';
 import { entryReply, type ReplyPart } from '../replies/reply.ts';
@@ -124,6 +125,7 @@ export class SignalingSession implements RoomClient {
       case 'say_hello':
         room.greet();
         this.lang = kbLang(frame.lang);
+        if (hasFault('greeting-long')) return this.startReply([{ text: STORE_TOUR }]);
         return this.startReply(entryReply(greetingEntry(), this.lang, this.deps.origin.http));
       case 'message_text':
         if (frame.lang !== undefined) this.lang = kbLang(frame.lang);

@@ -9,7 +9,7 @@ import type { Page } from '@playwright/test';
 import { alertBox, endButton, text, toast } from './support/app.ts';
 import { installCounters } from './support/counters.ts';
 import { snap } from './support/screenshots.ts';
-import { clearEvents, events, signalingFrames, voiceTurnSteps, type StandinEvent } from './support/standin.ts';
+import { clearEvents, events, setFaults, signalingFrames, voiceTurnSteps, type StandinEvent } from './support/standin.ts';
 import { closedBurstsSince, installMicProbe, pageNow } from './support/micProbe.ts';
 import { expect, test } from './support/voiceBrowser.ts';
 import { installVoiceCounters, voiceCounts } from './support/voiceCounters.ts';
@@ -247,6 +247,8 @@ test.describe('speaking over the greeting', () => {
     test.setTimeout(120_000);
     // The stand-in's events are shared by every test: from here on they are this session's.
     await clearEvents(request);
+    // The greeting lasts 25 s, so the call starts over it however long going live takes.
+    await setFaults(request, 'greeting-long');
     await goLive(page);
     // The greeting is being spoken (nlp_running) and not over yet when the call starts.
     const greetingId = async () => {

@@ -38,25 +38,10 @@ async function expectStatus(answer: Answer, want: number, what: string): Promise
   if (answer.status() !== want) throw new Error(`${what}: HTTP ${answer.status()} (want ${want}): ${await answer.text()}`);
 }
 
-export const FAULTS = [
-  'route-code1',
-  'route-error',
-  'start-live-error',
-  'start-live-slow',
-  'stream-never-active',
-  'signaling-drop',
-  'signaling-down',
-  'signaling-quit',
-  'media-drop',
-  'media-down',
-  'start-live-late',
-  'userinfo-error',
-  'userinfo-flaky',
-  'speech-down',
-  'whep-refuse',
-  'whep-no-media',
-] as const;
-export type Fault = (typeof FAULTS)[number];
+// One list of fault names: the stand-in's own.
+export { FAULT_NAMES as FAULTS, type FaultName as Fault } from '../../../server/faults.ts';
+import type { FaultName as Fault } from '../../../server/faults.ts';
+
 
 export interface StandinEvent {
   t: number;
