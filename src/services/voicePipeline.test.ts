@@ -387,6 +387,33 @@ describe('startVoicePipeline', () => {
     await second.stop();
   });
 
+  // A call started while the session's detector still loads: the visitor's first words were
+  // lost until it arrived (capture was wired only then), and a question spoken at once came
+  // out cut ("The explorer." for "where is the nearest store").
+  it('captures from the moment the microphone opens while a handed-over VAD still loads: frames and PCM of that time reach it', async () => {
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    const kept = await first.stop({ keepWarm: true });
+    let loaded!: (w: typeof kept) => void;
+    const pcm: number[][] = [];
+    const pending = startVoicePipeline({ warm: new Promise((r) => (loaded = r)), onPcm16: (p) => pcm.push(Array.from(p)) }, b.deps);
+    await settle();
+    // Wired at once: the worklet has its ports while the detector is still on its way.
+    const ports = b.worklets[1]?.control[0];
+    if (ports?.type !== 'ports' || !ports.vad) throw new Error('capture was not wired before the detector arrived');
+    ports.vad.postMessage(Float32Array.from([0.1]));
+    ports.vad.postMessage(Float32Array.from([0.2]));
+    ports.asr.postMessage(Int16Array.from([7]));
+    await settle();
+    expect(pcm).toEqual([[7]]);
+    loaded(kept);
+    const second = await pending;
+    await settle();
+    const vad = b.vads[0]!;
+    expect(vad.frames.slice(-2).map((f) => Array.from(f as Float32Array))).toEqual([[Math.fround(0.1)], [Math.fround(0.2)]]);
+    await second.stop();
+  });
+
   it('takes over a VAD still loading once it has loaded, and makes its own if it could not load', async () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);

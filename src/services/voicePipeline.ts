@@ -231,19 +231,29 @@ export async function startVoicePipeline(
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
-    // Capture is wired as soon as the microphone and the worklet are there, even if a model
-    // this start loads itself is not ready: frames wait in the VAD's port, so the visitor
-    // can start talking the moment the call starts. A handed-over VAD still loading is
-    // waited for first (its port is renewed when it is taken over).
+    // Frames for voice detection go into this channel from the moment capture is wired, and
+    // wait in it until a detector takes its other end (adoptPort): one this start loads,
+    // one handed over that is still loading, or one made when the handed one cannot be used.
+    const frames = options.detectVoice === false ? null : new MessageChannel();
+    if (frames) cleanup.push(() => (frames.port1.close(), frames.port2.close()));
+    if (vad && frames) vad.adoptPort(frames.port2);
+    // Capture is wired as soon as the microphone and the worklet are there, whatever the
+    // detector's state: the visitor can start talking the moment the microphone opens, and
+    // nothing said before the detector (or the recognizer) is ready is lost.
     const [, stream] = await Promise.all([resumed, mic, worklet]);
+    throwIfAborted(abort.signal);
+    const wired = wire({ options, deps, context, stream, vadPort: frames?.port1 ?? null, cleanup, release });
     if (options.warm) {
       // From here takeWarm owns it, whatever happens.
       warmPending = false;
-      vad = await takeWarm(options.warm, options.vadOptions, abort.signal);
+      vad = await takeWarm(options.warm, options.vadOptions, frames!.port2, abort.signal);
     }
-    vad ??= options.detectVoice === false ? null : newVad();
+    if (!vad && frames) {
+      vad = newVad();
+      vad.adoptPort(frames.port2);
+    }
     throwIfAborted(abort.signal);
-    const pipeline = wire({ options, deps, context, stream, vad, cleanup, release });
+    const pipeline = wired.attachVad(vad);
     await vad?.ready;
     throwIfAborted(abort.signal);
     return pipeline;
@@ -283,6 +293,7 @@ async function resumeContext(context: AudioContext): Promise<void> {
 async function takeWarm(
   handed: WarmVoice | Promise<WarmVoice | null>,
   vadOptions: CreateVadOptions | undefined,
+  framePort: MessagePort,
   signal: AbortSignal,
 ): Promise<VadClient | null> {
   const arrived = Promise.resolve(handed).catch(() => null);
@@ -299,20 +310,23 @@ async function takeWarm(
     })
     .finally(() => signal.removeEventListener('abort', aborted.listener));
   if (!warm) return null;
-  if (await answers(restoreWarm(warm.vad, vadOptions))) return warm.vad;
+  if (await answers(restoreWarm(warm.vad, vadOptions, framePort))) return warm.vad;
   log.warn('the kept voice detector did not answer: a new one is loaded');
   await warm.dispose();
   return null;
 }
 
-/** A warm VAD may carry raised thresholds or an open segment from the last call. */
-async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined): Promise<void> {
+/**
+ * A warm VAD may carry raised thresholds or an open segment from the last call; it then
+ * takes this call's frames (the last call's worklet took the old port with it). Only once
+ * it answered: a worker that does not is dropped, and the port goes to its replacement.
+ */
+async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined, framePort: MessagePort): Promise<void> {
   const { positiveSpeechThreshold, negativeSpeechThreshold } = DEFAULT_FRAME_PROCESSOR_OPTIONS;
   await vad.reset();
   await vad.setPaused(false);
   await vad.setThresholds({ positiveSpeechThreshold, negativeSpeechThreshold, ...vadOptions?.thresholds });
-  // The last call's worklet took the old port with it.
-  vad.renewPort();
+  vad.adoptPort(framePort);
 }
 
 interface WireArgs {
@@ -320,42 +334,44 @@ interface WireArgs {
   deps: VoicePipelineDeps;
   context: AudioContext;
   stream: MediaStream;
-  /** null: no voice detection (hold to talk). */
-  vad: VadClient | null;
+  /** Where the worklet posts frames for voice detection; null: none (hold to talk). */
+  vadPort: MessagePort | null;
   /** Undo steps, run in reverse by `release` (which a failed start also runs). */
   cleanup: (() => void | Promise<void>)[];
   release: () => Promise<void>;
 }
 
-function wire({ options, deps, context, stream, vad, cleanup, release }: WireArgs): VoicePipeline {
+/**
+ * Wires the capture at once; the detector joins with attachVad (null: none), which returns
+ * the pipeline. Frames posted before that wait in `vadPort`'s channel.
+ */
+function wire({ options, deps, context, stream, vadPort, cleanup, release }: WireArgs): { attachVad(vad: VadClient | null): VoicePipeline } {
   const fail = (kind: MicErrorKind, message: string) => {
     log.warn(message);
     options.onError?.(new VoicePipelineError(kind, message));
   };
   /** The worker gave up (an error, not a warning): never kept for another call. */
   let vadBroken = false;
-  const unsubscribe = vad
-    ? [
-        vad.on('speechStart', (e) => options.onSpeechStart?.(e)),
-        vad.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
-        vad.on('misfire', (e) => options.onMisfire?.(e)),
-        vad.on('stats', (e) => options.onStats?.(e)),
-        vad.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
-        vad.on('error', (e) => {
-          vadBroken = true;
-          fail('failed', `voice detection: ${e.message}`);
-        }),
-      ]
-    : [];
-  cleanup.push(() => unsubscribe.forEach((off) => off()));
+  let vad: VadClient | null = null;
+  const subscribe = (detector: VadClient) => [
+    detector.on('speechStart', (e) => options.onSpeechStart?.(e)),
+    detector.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
+    detector.on('misfire', (e) => options.onMisfire?.(e)),
+    detector.on('stats', (e) => options.onStats?.(e)),
+    detector.on('warning', (e) => log.warn(`voice detection: ${e.message}`)),
+    detector.on('error', (e) => {
+      vadBroken = true;
+      fail('failed', `voice detection: ${e.message}`);
+    }),
+  ];
 
   const capture = startCapture({
     context,
     stream,
-    vadPort: vad?.port ?? null,
+    vadPort,
     createNode: deps.createWorkletNode,
     ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
-    ...(options.farEnd && vad && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
+    ...(options.farEnd && vadPort && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
     onReport: (report) => {
       if (report?.type === 'error') log.warn(`capture worklet: ${report.message}`);
       else if (report?.type === 'gated') log.info('echo gate: frames heard as the avatar only', { frames: report.frames });
@@ -410,17 +426,18 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
     stopped ??= (async () => {
       await release();
-      if (!vad) return;
-      if (!stopOptions?.keepWarm || vadBroken) return vad.dispose();
-      // Nothing reaches it until the next call renews its frame port. A worker that does
+      const detector = vad;
+      if (!detector) return;
+      if (!stopOptions?.keepWarm || vadBroken) return detector.dispose();
+      // Nothing reaches it until the next call hands it a frame port. A worker that does
       // not answer is not worth keeping.
-      if (!(await answers(vad.setPaused(true)))) return vad.dispose();
-      return { vad, dispose: () => vad.dispose() };
+      if (!(await answers(detector.setPaused(true)))) return detector.dispose();
+      return { vad: detector, dispose: () => detector.dispose() };
     })();
     return stopped;
   };
 
-  return {
+  const pipeline: VoicePipeline = {
     sampleRate: context.sampleRate,
     async mute(on) {
       if (stopped) return;
@@ -438,6 +455,16 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
       if (!stopped) capture.setFarEndAudible(audible);
     },
     stop: stop as VoicePipeline['stop'],
+  };
+  return {
+    attachVad(detector) {
+      vad = detector;
+      if (detector) {
+        const unsubscribe = subscribe(detector);
+        cleanup.push(() => unsubscribe.forEach((off) => off()));
+      }
+      return pipeline;
+    },
   };
 }
 

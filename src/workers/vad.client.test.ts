@@ -67,13 +67,17 @@ const until = async (check: () => boolean) => {
 };
 
 describe('createVad', () => {
-  it('hands out the frame port at once; frames posted before the model is ready wait for it', async () => {
+  it('takes a frame port whenever it is given; frames posted before, and before the model is ready, wait for it', async () => {
     const worker = fakeWorker();
     const vad = createVad({ createWorker: () => worker.endpoint });
     clients.push(vad);
-    vad.port.postMessage(new Float32Array(2));
+    const frames = new MessageChannel();
+    frames.port1.postMessage(new Float32Array(2));
+    frames.port1.postMessage(new Float32Array(3));
+    vad.adoptPort(frames.port2);
     await vad.ready;
-    await until(() => worker.frames.length === 1);
+    await until(() => worker.frames.length === 2);
+    expect(worker.frames.map((f) => (f as Float32Array).length)).toEqual([2, 3]);
   });
 
   it('initialises the worker with the model, wasm and frame size, then attaches a frame port', async () => {
@@ -88,8 +92,10 @@ describe('createVad', () => {
     });
     expect(DEFAULT_MODEL_URL).toMatch(/silero_vad_legacy(-[\w-]+)?\.onnx$/);
     expect(worker.calls.init?.wasmPaths).toEqual({ wasm: expect.stringContaining('ort-wasm-simd-threaded') });
-    // What the worklet posts on `port` reaches the worker without the main thread in between.
-    vad.port.postMessage(new Float32Array(4));
+    // What the worklet posts on its end reaches the worker without the main thread in between.
+    const frames = new MessageChannel();
+    vad.adoptPort(frames.port2);
+    frames.port1.postMessage(new Float32Array(4));
     await until(() => worker.frames.length === 1);
     expect(Object.prototype.toString.call(worker.frames[0])).toBe('[object Float32Array]');
   });
@@ -127,16 +133,18 @@ describe('createVad', () => {
     expect(worker.calls.thresholds).toEqual([{ positiveSpeechThreshold: 0.97 }]);
   });
 
-  it('renews the frame port for a new worklet and closes the old one', async () => {
+  it('takes the frame port of each new worklet, and the worker lets go of the one before', async () => {
     const worker = fakeWorker();
     const vad = createVad({ createWorker: () => worker.endpoint });
     clients.push(vad);
     await vad.ready;
-    const first = vad.port;
-    const second = vad.renewPort();
-    expect(second).not.toBe(first);
-    expect(vad.port).toBe(second);
+    const first = new MessageChannel();
+    const second = new MessageChannel();
+    vad.adoptPort(first.port2);
+    vad.adoptPort(second.port2);
     await until(() => worker.ports.length === 2);
+    second.port1.postMessage(new Float32Array(5));
+    await until(() => worker.frames.length === 1);
   });
 
   it('terminates the worker and rejects when init fails', async () => {

@@ -1,7 +1,7 @@
 /**
  * Main-thread handle on the VAD worker (comlink). It creates the worker, initialises the
- * model, hands the worker one end of a MessageChannel and gives the caller the other end
- * (`port`) to pass to the capture worklet: frames then flow worklet → worker directly.
+ * model, and hands the worker the receiving end of a MessageChannel whose other end the
+ * caller gave the capture worklet (`adoptPort`): frames then flow worklet → worker directly.
  * The main thread only receives events.
  */
 import * as Comlink from 'comlink';
@@ -44,15 +44,16 @@ type Listener<T extends VadEventType> = (event: Extract<VadEvent, { type: T }>) 
 export interface VadClient {
   /**
    * Resolves when the model is loaded; rejects (and the client disposes itself) when the
-   * worker or the model fails to load, or on abort. Frames posted on `port` before that
-   * wait in the channel and are processed once the model is ready, so speech at the very
-   * start of a call is not lost.
+   * worker or the model fails to load, or on abort.
    */
   readonly ready: Promise<void>;
-  /** The worklet end of the frame channel (transfer it to the worklet once). */
-  readonly port: MessagePort;
-  /** A fresh frame channel for a new worklet (the worker drops the old one). */
-  renewPort(): MessagePort;
+  /**
+   * Hands the worker the receiving end of a frame channel, whose other end the capture
+   * worklet posts to (the worker lets go of the one before). Frames posted before the port
+   * is adopted, or before the model is ready, wait in the channel and are processed then:
+   * speech at the very start of a call is not lost, however long the detector took.
+   */
+  adoptPort(port: MessagePort): void;
   on<T extends VadEventType>(type: T, listener: Listener<T>): () => void;
   setPaused(paused: boolean): Promise<void>;
   setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;
@@ -85,7 +86,6 @@ export function createVad(options: CreateVadOptions = {}): VadClient {
   const remote = Comlink.wrap<VadWorkerApi>(worker);
   const listeners = new Map<VadEventType, Set<(event: VadEvent) => void>>();
   const emit = (event: VadEvent) => listeners.get(event.type)?.forEach((listener) => listener(event));
-  let port: MessagePort | null = null;
   let disposing: Promise<void> | null = null;
 
   // A worker that fails to load never answers init(): its error event must end the wait.
@@ -96,13 +96,9 @@ export function createVad(options: CreateVadOptions = {}): VadClient {
   });
   const aborted = signal ? rejectOn(signal, 'abort', () => signal.reason) : null;
 
-  const renewPort = (): MessagePort => {
-    const channel = new MessageChannel();
+  const adoptPort = (port: MessagePort): void => {
     // Not awaited: comlink keeps call order, and the worker holds the port until ready.
-    remote.attachPort(Comlink.transfer(channel.port2, [channel.port2])).catch(() => {});
-    port?.close();
-    port = channel.port1;
-    return port;
+    remote.attachPort(Comlink.transfer(port, [port])).catch(() => {});
   };
 
   const dispose = (): Promise<void> => (disposing ??= release());
@@ -116,7 +112,6 @@ export function createVad(options: CreateVadOptions = {}): VadClient {
     worker.removeEventListener('error', workerFailed.listener);
     if (signal && aborted) signal.removeEventListener('abort', aborted.listener);
     worker.terminate();
-    port?.close();
     listeners.clear();
   };
 
@@ -138,15 +133,10 @@ export function createVad(options: CreateVadOptions = {}): VadClient {
   });
   // Whoever awaits `ready` sees the rejection; nobody awaiting it is not an error.
   ready.catch(() => {});
-  renewPort();
 
   return {
     ready,
-    get port() {
-      if (!port) throw new Error('VAD client disposed');
-      return port;
-    },
-    renewPort,
+    adoptPort,
     on(type, listener) {
       const set = listeners.get(type) ?? new Set();
       listeners.set(type, set);

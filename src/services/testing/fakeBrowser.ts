@@ -15,23 +15,24 @@ export function fakeBrowser(
   const live = { contexts: new Set<object>(), tracks: new Set<object>(), vads: new Set<object>(), nodes: new Set<object>() };
   const made = { contexts: 0, vadCreated: 0, sources: [] as { connected: unknown[]; disconnected: number }[] };
   const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
-  const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; emit(e: VadEvent): void })[] = [];
+  const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; adopted: MessagePort[]; frames: unknown[]; emit(e: VadEvent): void })[] = [];
   let track!: EventTarget & { enabled: boolean; stop(): void };
   /** resumable: whether resume() brings a context back (false: an interruption that lasts). */
   const audio = { resumable: true };
   const contexts: (EventTarget & { state: string; interrupt(state?: string): void })[] = [];
 
   const makeVad = (ready: Promise<void>) => {
-    let channel = new MessageChannel();
+    /** The frame ports handed to this detector, and every frame that reached it on them. */
+    const adopted: MessagePort[] = [];
+    const frames: unknown[] = [];
     const listeners = new Map<string, Set<(e: VadEvent) => void>>();
     const vad = {
       ready,
-      get port() {
-        return channel.port1;
-      },
-      renewPort() {
-        channel = new MessageChannel();
-        return channel.port1;
+      adopted,
+      frames,
+      adoptPort(port: MessagePort) {
+        adopted.push(port);
+        port.onmessage = (e: MessageEvent) => frames.push(e.data);
       },
       on(type: string, l: (e: VadEvent) => void) {
         const set = listeners.get(type) ?? new Set();
@@ -46,7 +47,7 @@ export function fakeBrowser(
       reset: async () => void vad.resets++,
       dispose: async () => {
         live.vads.delete(vad);
-        channel.port1.close();
+        adopted.forEach((port) => port.close());
       },
       emit: (e: VadEvent) => listeners.get(e.type)?.forEach((l) => l(e)),
     };
