@@ -80,6 +80,21 @@ function buildFloor() {
 const load = () => Number(loadavg()[0].toFixed(2));
 const round = (v, d = 2) => (v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(d)));
 
+/** Sessions that failed and were run again (a loaded machine can miss a page load or a start): said in the notes. */
+const retried = [];
+
+/** Runs a session; one that fails is run once more, and a second failure is a run that could not measure. */
+async function attempt(what, run) {
+  try {
+    return await run();
+  } catch (error) {
+    const reason = error.message.split('\n')[0];
+    console.log(`  ${what} failed (${reason}); running it again`);
+    retried.push(`${what}: ${reason}`);
+    return run();
+  }
+}
+
 /** The questions of a call's windows: spoken in them, and what became of each. */
 function callQuestions(call, mic) {
   const openedAt = call.probe.micOpenedAt.at(-1);
@@ -120,6 +135,12 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
   report.settings.microphone = { loopS: mic.loopS, questions: mic.schedule.map((q) => q.text) };
   const output = await startAudioOutput();
   const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
+  // Stopped by a signal, a run would otherwise leave the stand-in and the audio daemon running.
+  const stopOnSignal = (signal) => {
+    void Promise.allSettled([standin.stop(), output.stop()]).then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
   const calls = [];
   let long = null;
   const common = { base: standin.url, micFile: MIC_FILE, pulseServer: output.server, viewport: VIEWPORT, warmupS: WARMUP_S };
@@ -129,14 +150,14 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
         const last = ORDER.lastIndexOf(client) === i;
         const profileS = rate === 1 && last ? PROFILE_S : 0;
         console.log(`call-cost: ${client} at ${rate}×, ${HALF_S} s measured${profileS ? `, then a ${profileS} s profile` : ''} (load ${load()})`);
-        const call = await runCall({ ...common, client, rate, windows: [HALF_S], profileS, onWindow: (w) => printWindow(`${client} ${rate}×`, w) });
+        const call = await attempt(`${client} at ${rate}×`, () => runCall({ ...common, client, rate, windows: [HALF_S], profileS, onWindow: (w) => printWindow(`${client} ${rate}×`, w) }));
         for (const problem of call.problems) console.log(`  ! ${problem}`);
         calls.push(call);
       }
     }
     if (LONG_MIN > 0) {
       console.log(`call-cost: the app's long call, ${LONG_MIN} windows of ${LONG_WINDOW_S} s (load ${load()})`);
-      long = await runCall({
+      long = await attempt('the long call', () => runCall({
         ...common,
         client: 'app',
         rate: 1,
@@ -144,7 +165,7 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
         heapEach: true,
         profileS: 0,
         onWindow: (w, i) => printWindow(`minute ${i + 1}`, w),
-      });
+      }));
     }
   } finally {
     await standin.stop();
@@ -168,5 +189,6 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
     long.questions = callQuestions(long, mic);
     long.longTasks = callLongTasks(long);
   }
+  for (const what of retried) report.note(`A session failed and was run again: ${what}.`);
   judge(report, { calls, long, rates: RATES, round });
 });

@@ -7,7 +7,7 @@
  * CPU profile of the page's main thread after the last window.
  */
 // Functions passed to page.evaluate run in the browser.
-/* global window, document */
+/* global window, document, NodeFilter */
 import { loadavg } from 'node:os';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../_setup.mjs';
@@ -82,6 +82,27 @@ async function cumulative(page, cdp) {
   };
 }
 
+/**
+ * The chat log's share of the page's nodes and listeners: it grows with every message by
+ * design (up to the chat's own cap), so what must stay flat over a long call is the rest.
+ * Nodes: every node under the log's list (elements, text); listeners: those on them
+ * (DOMDebugger.getEventListeners over the subtree).
+ */
+async function chatLogCounts(page, cdp) {
+  const { result } = await cdp.send('Runtime.evaluate', { expression: "document.querySelector('.chat__list')" });
+  if (!result.objectId) return { chatMessages: 0, chatNodes: 0, chatListeners: 0 };
+  const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId, depth: -1, pierce: true });
+  await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
+  const counts = await page.evaluate(() => {
+    const list = document.querySelector('.chat__list');
+    const walker = document.createTreeWalker(list, NodeFilter.SHOW_ALL);
+    let nodes = 1;
+    while (walker.nextNode()) nodes += 1;
+    return { chatMessages: list.children.length, chatNodes: nodes };
+  });
+  return { ...counts, chatListeners: listeners.length };
+}
+
 /** The difference of two cumulative readings, per minute where it is a time. */
 function windowFigures(a, b, procs) {
   const minutes = (b.at - a.at) / 60_000;
@@ -149,7 +170,7 @@ export async function runCall(options) {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
 
-    await page.goto(`${options.base}${client.path}`);
+    await page.goto(`${options.base}${client.path}`, { timeout: LIVE_TIMEOUT_MS });
     await client.live(page);
     // The greeting said and over: from here on the avatar speaks only to answer.
     await page.waitForFunction(() => window.__callCost.received.some((r) => r.kind === 'nlp_end'), null, { timeout: LIVE_TIMEOUT_MS, polling: 250 });
@@ -170,7 +191,7 @@ export async function runCall(options) {
         figures.heapMb = m.JSHeapUsedSize / 2 ** 20;
         figures.nodes = m.Nodes;
         figures.listeners = m.JSEventListeners;
-        figures.chatMessages = await page.evaluate(() => document.querySelectorAll('.chat__list > *').length);
+        Object.assign(figures, await chatLogCounts(page, cdp));
       }
       result.windows.push(figures);
       options.onWindow?.(figures, index);
