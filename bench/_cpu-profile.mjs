@@ -42,7 +42,7 @@ function decodeMappings(mappings) {
 }
 
 /** The original source file ('src/…', 'node_modules/…') of a position in a built script, or null. */
-function sourceLocator(assetsDir) {
+export function sourceLocator(assetsDir) {
   const maps = new Map();
   const load = (url) => {
     if (!maps.has(url)) {

@@ -284,6 +284,15 @@ test('a rich conversation reads like a polished messenger at 390×844', async ({
   await page.waitForTimeout(600);
   await page.screenshot({ path: 'tests/artifacts/chat-rich-390x844.png' });
 
+  // Glass without blur: everything on the live screen floats over the playing video, and a
+  // backdrop blur there is computed again for every video frame (bench/call-cost.mjs).
+  const glass = page.locator('.live .related__chip, .live .btn--glass, .live .round-btn');
+  expect(await glass.count()).toBeGreaterThan(4);
+  const blurring = await page.locator('.live').evaluate((live) =>
+    [live, ...live.querySelectorAll('*')].filter((el) => getComputedStyle(el).backdropFilter !== 'none').map((el) => el.className),
+  );
+  expect(blurring).toEqual([]);
+
   // The same conversation scrolled back a little: the visitor's turn and Back to bottom.
   await chatLog(page).evaluate((el) => el.scrollBy({ top: -280 }));
   await expect(page.getByRole('button', { name: 'Back to bottom' })).toBeVisible();
