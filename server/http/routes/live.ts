@@ -7,6 +7,7 @@ import { hasFault } from '../../faults.ts';
 import type { Logger } from '../../log.ts';
 import type { RoomRegistry } from '../../rooms.ts';
 import { HttpError, requireString } from '../body.ts';
+import { clientAddress } from '../clients.ts';
 import type { Route } from '../router.ts';
 
 export interface LiveDeps {
@@ -72,7 +73,7 @@ export function liveRoutes(deps: LiveDeps): Route[] {
       body: 'json',
       record: true,
       cors: true,
-      async handle({ body, signal }) {
+      async handle({ req, body, signal }) {
         if (hasFault('start-live-error')) return { status: 200, json: startError('no avatar available') };
         const shape = (msg: string) => startError(msg);
         const init = { appId: field(body, 'app_id', shape), uid: field(body, 'uid', shape), deviceId: field(body, 'device_id', shape) };
@@ -83,7 +84,8 @@ export function liveRoutes(deps: LiveDeps): Route[] {
         }
         let room;
         try {
-          room = rooms.create(init);
+          // The address it came from is the owner's (PROTOCOL.md, *Who owns a room*).
+          room = rooms.create({ ...init, address: clientAddress(req) });
         } catch (err) {
           log.error('could not start a media pipeline', { error: String(err) });
           return { status: 200, json: startError('no avatar available') };
