@@ -13,6 +13,8 @@ import { createRouter, logRequest, type Route } from './http/router.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { liveRoutes } from './http/routes/live.ts';
 import { srsRoutes } from './http/routes/srs.ts';
+import { CONNECTION_LIMITS, limitConnections, timeoutOptions, type ConnectionLimits } from './http/clients.ts';
+import { allowedHosts } from './http/hosts.ts';
 import { foreignOrigin } from './http/origin.ts';
 import { createStaticHandler } from './http/static.ts';
 import { controlFromAfar, type TlsFiles } from './lan.ts';
@@ -59,6 +61,10 @@ export interface StandinOptions {
   controlFromLoopbackOnly?: boolean;
   /** The media's ICE host candidates (server/lan.ts mediaHostAddresses); default loopback. */
   mediaHostAddresses?: readonly string[];
+  /** Host names served beyond localhost and IP addresses (STANDIN_ALLOWED_HOSTS; server/http/hosts.ts). */
+  allowedHosts?: readonly string[];
+  /** Overrides the HTTP connection caps and timeouts (server/http/clients.ts), for tests. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface Standin {
@@ -93,13 +99,21 @@ function hostOf(server: http.Server): string {
   return address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
 }
 
+const hostRefusal =
+  'this stand-in answers only to localhost, its IP addresses and the names in STANDIN_ALLOWED_HOSTS (a name that points here by surprise is DNS rebinding)';
+
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   socket.on('error', () => {});
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 export async function createStandin(opts: StandinOptions): Promise<Standin> {
-  const server: http.Server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }) : http.createServer();
+  const limits = { ...CONNECTION_LIMITS, ...opts.connectionLimits };
+  const server: http.Server = opts.tls
+    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, ...timeoutOptions(limits) })
+    : http.createServer(timeoutOptions(limits));
+  limitConnections(server, limits, log);
+  const hosts = allowedHosts(opts.allowedHosts);
   const fallbackHost = () => hostOf(server);
   const shutdown = new AbortController();
   const assetsDir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
@@ -170,6 +184,12 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   server.on('request', (req, res) => {
     logRequest(req, res, log);
     const path = (req.url ?? '/').split('?')[0];
+    if (!hosts.allows(req.headers.host)) {
+      log.warn('request refused: a Host this stand-in does not serve', { path, host: String(req.headers.host).slice(0, 100) });
+      res.writeHead(403, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: -1, msg: hostRefusal }));
+      return;
+    }
     if (opts.controlFromLoopbackOnly && controlFromAfar(req.url, req.socket.remoteAddress)) {
       log.warn('control endpoint refused: not from a loopback address', { path, from: req.socket.remoteAddress });
       res.writeHead(403, { 'Content-Type': 'application/json' });
@@ -192,6 +212,10 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (!hosts.allows(req.headers.host)) {
+      log.warn('WebSocket upgrade refused: a Host this stand-in does not serve', { path, host: String(req.headers.host).slice(0, 100) });
+      return refuseUpgrade(socket, 403, 'Forbidden');
+    }
     // Browsers let any page open a WebSocket anywhere and always send its Origin: another
     // site's page must not drive a visitor's session or the speech service (CONTRACT.md section 4).
     const foreign = foreignOrigin(req);

@@ -3,7 +3,8 @@
  * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
- * coturn, on UDP at the HTTP port's number; 0: none).
+ * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_ALLOWED_HOSTS (host names served beyond
+ * localhost and IP addresses, e.g. the machine's .local name; server/http/hosts.ts).
  * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
  * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
  * (server/lan.ts).
@@ -13,6 +14,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
+import { parseAllowedHosts } from './http/hosts.ts';
 import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
 import { startTurnRelay, type TurnRelay } from './turn.ts';
@@ -41,11 +43,20 @@ if (!STANDIN_ENVS.includes(env)) fail(`STANDIN_ENV must be one of ${STANDIN_ENVS
 process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
 // What a crashed stand-in left in the temp folder.
 
+let allowedHosts: string[] = [];
+try {
+  allowedHosts = parseAllowedHosts(process.env.STANDIN_ALLOWED_HOSTS);
+} catch (err) {
+  fail(`STANDIN_ALLOWED_HOSTS: ${(err as Error).message}`);
+}
+
 /** The addresses a phone may use: every LAN address when bound to all interfaces, else HOST. */
 const phoneAddresses = host === '0.0.0.0' || host === '::' ? lanAddresses() : [host];
 let tls: { key: string; cert: string } | undefined;
 if (lan) {
-  const made = await lanCertificate(phoneAddresses.filter((a) => a !== '127.0.0.1'));
+  // The names of STANDIN_ALLOWED_HOSTS (a leading dot allows names under it, which one certificate cannot list).
+  const names = allowedHosts.filter((n) => !n.startsWith('.'));
+  const made = await lanCertificate(phoneAddresses.filter((a) => a !== '127.0.0.1'), undefined, undefined, names);
   if (made.madeBecause) log.info(`made a self-signed certificate in ${made.dir} (${made.madeBecause}); a phone asks to accept it once`);
   else log.info(`using the self-signed certificate in ${made.dir}`);
   tls = { key: made.key, cert: made.cert };
@@ -61,6 +72,7 @@ const standin = await createStandin({
   ...(maxRooms !== undefined ? { maxRooms } : {}),
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
   mediaHostAddresses: mediaHostAddresses(host),
+  allowedHosts,
 });
 
 let turn: TurnRelay | null = null;

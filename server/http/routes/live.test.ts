@@ -5,7 +5,7 @@ import { postJson, startRoom, startTestStandin, type TestStandin } from '../test
 
 let t: TestStandin;
 beforeAll(async () => {
-  t = await startTestStandin({ maxRooms: 3 });
+  t = await startTestStandin({ maxRooms: 3, allowedHosts: ['demo.example'] });
 });
 afterAll(() => t.close());
 afterEach(async () => {
@@ -38,11 +38,14 @@ describe('POST /get/route', () => {
     });
   });
 
-  it('builds the links from the Host header, and ignores a Host that is not a host', async () => {
+  it('builds the links from the Host header (an allowed name or an address), and refuses a Host that is not a host', async () => {
     const good = await rawPost('/get/route', '{"uid":"demo"}', 'demo.example:9000');
     expect((good.json.data as Record<string, string>).websockLink).toBe('ws://demo.example:9000/ws/signaling');
+    const address = await rawPost('/get/route', '{"uid":"demo"}', '192.0.2.7:9000');
+    expect((address.json.data as Record<string, string>).srsLink).toBe('http://192.0.2.7:9000');
     const bad = await rawPost('/get/route', '{"uid":"demo"}', 'evil.example/"><script>');
-    expect((bad.json.data as Record<string, string>).srsLink).toBe(t.base);
+    expect(bad.status).toBe(403);
+    expect(bad.json.data).toBeUndefined();
   });
 
   it('requires a uid', async () => {
