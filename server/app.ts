@@ -65,6 +65,15 @@ export interface StandinOptions {
   allowedHosts?: readonly string[];
   /** Overrides the HTTP connection caps and timeouts (server/http/clients.ts), for tests. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The TURN relay whose credentials `/get/route` hands out (server/turn.ts); none without. */
+  relay?: RelayInfo;
+}
+
+export interface RelayInfo {
+  /** coturn's static-auth-secret: the stand-in signs each page's time-limited credential with it. */
+  secret: string;
+  /** False while the relay is not running (coturn missing or failed): no credentials are handed out. */
+  available(): boolean;
 }
 
 export interface Standin {
@@ -145,7 +154,14 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const signaling = createSignaling({ rooms, log: createLogger('signaling'), fallbackHost, ...opts.signaling });
   const routes: Route[] = [
     ...accountRoutes(),
-    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 3000, shutdown: shutdown.signal }),
+    ...liveRoutes({
+      rooms,
+      log,
+      slowStartMs: opts.slowStartMs ?? 20_000,
+      lateStartMs: opts.lateStartMs ?? 3000,
+      shutdown: shutdown.signal,
+      ...(opts.relay ? { relay: { ...opts.relay, port: () => (server.address() as { port?: number } | null)?.port ?? 0 } } : {}),
+    }),
     ...srsRoutes({ rooms, log }),
     ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control'), ...(opts.controlAllowed ? { controlAllowed: opts.controlAllowed } : {}) }) : []),
   ];

@@ -3,7 +3,9 @@
  * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
  * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
- * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_ALLOWED_HOSTS (host names served beyond
+ * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_TURN_SECRET (the relay's
+ * shared secret; default a new one per run: set it only for a relay run apart from the
+ * stand-in, which /get/route then names), STANDIN_ALLOWED_HOSTS (host names served beyond
  * localhost and IP addresses, e.g. the machine's .local name; server/http/hosts.ts).
  * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
  * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
@@ -17,7 +19,7 @@ import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
 import { parseAllowedHosts } from './http/hosts.ts';
 import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
-import { startTurnRelay, type TurnRelay } from './turn.ts';
+import { newTurnSecret, relayPeers, startTurnRelay, type TurnRelay } from './turn.ts';
 
 const log = createLogger('main');
 
@@ -64,6 +66,11 @@ if (lan) {
 
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
+const wantRelay = (env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0';
+const turnSecret = process.env.STANDIN_TURN_SECRET || newTurnSecret();
+// A relay run apart from the stand-in (a test's, behind its delay line) shares the secret.
+let relayUp = !wantRelay && Boolean(process.env.STANDIN_TURN_SECRET);
+const mediaAddresses = mediaHostAddresses(host);
 const standin = await createStandin({
   env,
   ...(process.env.STANDIN_PUBLIC_DIR ? { publicDir: process.env.STANDIN_PUBLIC_DIR } : {}),
@@ -71,8 +78,9 @@ const standin = await createStandin({
   ...(roomIdleMs !== undefined ? { roomIdleMs } : {}),
   ...(maxRooms !== undefined ? { maxRooms } : {}),
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
-  mediaHostAddresses: mediaHostAddresses(host),
+  mediaHostAddresses: mediaAddresses,
   allowedHosts,
+  relay: { secret: turnSecret, available: () => relayUp },
 });
 
 let turn: TurnRelay | null = null;
@@ -106,9 +114,10 @@ try {
 }
 
 const actualPort = (standin.server.address() as AddressInfo).port;
-// The relay the `local` build names (turn:{page host}:{page port}): ready before the URL is printed.
-if ((env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0') {
-  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn') });
+// The relay /get/route names (turn:{page host}:{port}): ready before the URL is printed.
+if (wantRelay) {
+  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn'), secret: turnSecret, peers: relayPeers(host, mediaAddresses) });
+  relayUp = turn !== null;
 }
 const shownHost = host.includes(':') ? `[${host}]` : host;
 const origin = `${lan ? 'https' : 'http'}://${shownHost}:${actualPort}`;

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from './log.ts';
-import { startTurnRelay, stunAnswers, type TurnRelay } from './turn.ts';
+import { newTurnSecret, startTurnRelay, stunAnswers, type TurnRelay } from './turn.ts';
 
 const quiet: Logger & { warnings: string[] } = {
   warnings: [],
@@ -51,7 +51,7 @@ afterEach(async () => {
 describe('the TURN relay (coturn)', () => {
   it('answers STUN on the given UDP port once started, and is gone after close()', async () => {
     const port = await freePort();
-    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet });
+    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet, secret: newTurnSecret(), peers: ['127.0.0.1'] });
     expect(relay, 'coturn (turnserver) must be installed: the preflight installs it').not.toBeNull();
     expect(await stunAnswers('127.0.0.1', port, 2000)).toBe(true);
     const { pid } = relay!;
@@ -63,7 +63,7 @@ describe('the TURN relay (coturn)', () => {
 
   it('without coturn it says so and the stand-in runs on without a relay', async () => {
     quiet.warnings = [];
-    const none = await startTurnRelay({ host: '127.0.0.1', port: await freePort(), log: quiet, command: 'turnserver-not-installed' });
+    const none = await startTurnRelay({ host: '127.0.0.1', port: await freePort(), log: quiet, secret: newTurnSecret(), peers: [], command: 'turnserver-not-installed' });
     expect(none).toBeNull();
     expect(quiet.warnings.join('\n')).toMatch(/no TURN relay/);
   });
@@ -74,7 +74,7 @@ describe('the TURN relay (coturn)', () => {
     const script = `
       const { startTurnRelay } = await import(${JSON.stringify(new URL('./turn.ts', import.meta.url).href)});
       const log = { info() {}, warn() {}, error() {} };
-      const relay = await startTurnRelay({ host: '127.0.0.1', port: ${port}, log });
+      const relay = await startTurnRelay({ host: '127.0.0.1', port: ${port}, log, secret: 'test-secret', peers: ['127.0.0.1'] });
       process.stdout.write(String(relay?.pid ?? 'none') + '\\n');
       setInterval(() => {}, 1000);
     `;
