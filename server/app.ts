@@ -108,6 +108,20 @@ function hostOf(server: http.Server): string {
   return address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
 }
 
+/** A slow or malformed client repeats its error for every connection: the first line, then one per 5 s. */
+let lastClientError = -Infinity;
+let heldClientErrors = 0;
+function warnClientError(message: string, fields: Record<string, unknown>): void {
+  const now = performance.now();
+  if (now - lastClientError < 5_000) {
+    heldClientErrors++;
+    return;
+  }
+  log.warn(message, heldClientErrors > 0 ? { ...fields, alsoSinceLastLine: heldClientErrors } : fields);
+  lastClientError = now;
+  heldClientErrors = 0;
+}
+
 const hostRefusal =
   'this stand-in answers only to localhost, its IP addresses and the names in STANDIN_ALLOWED_HOSTS (a name that points here by surprise is DNS rebinding)';
 
@@ -249,9 +263,11 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     log.warn('WebSocket upgrade refused: unknown path', { path });
     refuseUpgrade(socket, 404, 'Not Found');
   });
-  server.on('clientError', (err, socket) => {
-    log.warn('malformed HTTP request', { error: err.message });
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Late headers or a late request (server/http/clients.ts) are a timeout, not a malformed request.
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    warnClientError(status === '408 Request Timeout' ? 'HTTP request refused: its headers or body came too late' : 'malformed HTTP request', { error: err.message, code: err.code });
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
   });
 
   let closing: Promise<void> | null = null;
