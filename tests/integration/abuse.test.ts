@@ -32,6 +32,7 @@ const MAX_RUNNING = Math.max(2, availableParallelism());
 const SIGNALING_LIMITS = { perAddress: 16, total: 256, joinTimeoutMs: 10_000 };
 /** One socket's frames (PROTOCOL.md, *Load limits*): bursts of 40 frames and 1 MB. */
 const FRAME_BURST = 40;
+const FRAMES_PER_SECOND = 20;
 const BYTE_BURST = 1024 * 1024;
 const BYTES_PER_SECOND = 256 * 1024;
 /** HTTP connections (PROTOCOL.md, *Load limits*). */
@@ -192,10 +193,13 @@ describe('2b. signaling frames: a rate per socket, bounded work per frame', () =
     let answered = 0;
     ws.on('message', () => answered++);
     const frame = JSON.stringify({ type: 'say_hello', room_id: 'room_x', data: { lang: 'en' } });
+    const sent = performance.now();
     for (let i = 0; i < 1_000; i++) ws.send(frame);
     expect(await closed(ws)).toBe(1008);
-    process.stdout.write(`[abuse] 1,000 frames at once on one socket: ${answered} answered, then closed\n`);
-    expect(answered).toBeLessThanOrEqual(FRAME_BURST);
+    // What the rate allows: the burst, and what refilled while the server read (at most the time the client saw).
+    const allowed = Math.floor(FRAME_BURST + FRAMES_PER_SECOND * ((performance.now() - sent) / 1000));
+    process.stdout.write(`[abuse] 1,000 frames at once on one socket: ${answered} answered (rate allows ${allowed}), then closed\n`);
+    expect(answered).toBeLessThanOrEqual(allowed);
   });
 
   it('4 sockets sending questions of 100,000 Chinese characters: each is closed past its 1 MB, and the visitor is answered', async () => {
@@ -210,15 +214,19 @@ describe('2b. signaling frames: a rate per socket, bounded work per frame', () =
     const sent = performance.now();
     const { result: codes, growthMb } = await underInput('4 sockets × 8 questions of 100,000 characters', async () => {
       for (const [i, ws] of sockets.entries()) for (let q = 0; q < 8; q++) ws.send(question(roomId, text, `q-${i}-${q}`));
-      // Before, every frame was read and nothing closed the socket: give up after 30 s.
-      const giveUp = new Promise<number>((resolve) => setTimeout(() => resolve(-2), 30_000));
-      return Promise.all(sockets.map((ws) => Promise.race([closed(ws), giveUp])));
+      // Each socket ends one way or the other: closed past its budget, or every question read
+      // (a server too busy to read faster than the budget refills never closes it).
+      return Promise.all(
+        sockets.map((ws, i) => Promise.race([closed(ws), new Promise<number>((resolve) => ws.on('message', () => echoes[i] === 8 && resolve(0)))])),
+      );
     });
-    // What the budget allows: its burst, and what refilled while the frames came in.
+    // What the budget allows: its burst, and what refilled while the server read (at most the time the client saw).
     const allowed = Math.floor((BYTE_BURST + BYTES_PER_SECOND * ((performance.now() - sent) / 1000)) / frameBytes);
-    process.stdout.write(`[abuse] questions of ${frameBytes} bytes, 8 per socket: ${echoes.join(',')} read per socket before its close (budget ${allowed})\n`);
-    expect(new Set(codes)).toEqual(new Set([1008]));
-    for (const read of echoes) expect(read).toBeLessThanOrEqual(allowed);
+    process.stdout.write(`[abuse] questions of ${frameBytes} bytes, 8 per socket: ${echoes.join(',')} read per socket, closes ${codes.join(',')} (the budget allowed ${allowed})\n`);
+    for (const [i, read] of echoes.entries()) {
+      expect(read).toBeLessThanOrEqual(allowed);
+      if (read < 8) expect(codes[i]).toBe(1008);
+    }
     expect(growthMb).toBeLessThan(MEMORY_BOUND_MB);
     await post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5long' }));
   }, 90_000);
@@ -289,7 +297,7 @@ describe('3. the control endpoints and upgrades from another origin', () => {
       expect(ws.status, host).toBe(101);
       ws.ws.terminate();
     }
-  });
+  }, 60_000);
 
   it("send frame-ancestors 'none' with the app: no other site may frame it", async () => {
     const csp = (await fetch(`${standin.url}/25d/demo`)).headers.get('content-security-policy') ?? '';
@@ -396,7 +404,7 @@ describe('5. signaling connections from one address and in total', () => {
 });
 
 describe('5. rooms held by sockets alone', () => {
-  const IDLE_MS = 2_000;
+  const IDLE_MS = 5_000;
   let short: AbuseStandin;
   beforeAll(async () => {
     short = await startAbuseStandin({ STANDIN_ROOM_IDLE_MS: String(IDLE_MS) });

@@ -81,7 +81,9 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (err instanceof StepError) throw err;
-    throw new StepError(`visitor: ${name} failed: ${(err as Error).message}`);
+    // fetch's own message says only "fetch failed": the network error is its cause.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new StepError(`visitor: ${name} failed: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
   }
 }
 
