@@ -28,7 +28,7 @@ import { buildApp, CHROMIUM_ARGS, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
 
 const { createImpairedLink, impairmentUnavailable } = await tsImport('../tests/support/impairedLink.ts', import.meta.url);
-const { startTurnRelay } = await tsImport('../server/turn.ts', import.meta.url);
+const { newTurnSecret, startTurnRelay } = await tsImport('../server/turn.ts', import.meta.url);
 
 const QUICK = isQuick();
 const MINUTES = Number(process.env.SOAK_MINUTES ?? (QUICK ? 4 : 30));
@@ -98,9 +98,11 @@ await runBench('soak', { what: `a ${MINUTES}-minute live session, ${LOSS_PCT} % 
   let turn;
   let browser;
   try {
-    standin = await startStandin({ env: { HOST: link.hostIp, STANDIN_TURN: '0', STANDIN_PUBLIC_DIR: OUT_DIR } });
+    // The bench's own relay, behind the delay line, shares its secret with the stand-in that hands out its credentials.
+    const secret = newTurnSecret();
+    standin = await startStandin({ env: { HOST: link.hostIp, STANDIN_TURN: '0', STANDIN_TURN_SECRET: secret, STANDIN_PUBLIC_DIR: OUT_DIR } });
     const port = Number(new URL(standin.url).port);
-    turn = await startTurnRelay({ host: '127.0.0.1', port, log: { info() {}, warn: console.warn, error: console.error } });
+    turn = await startTurnRelay({ host: '127.0.0.1', port, log: { info() {}, warn: console.warn, error: console.error }, secret, peers: [link.hostIp] });
     if (!turn) throw new Error('coturn did not start');
     await link.startDelayLine(port);
     link.impair({ lossPct: LOSS_PCT });

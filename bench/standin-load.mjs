@@ -3,9 +3,10 @@
  * sessions started together, each with its media (a werift peer receiving the
  * avatar's video), its signaling socket and a voice turn (a spoken question
  * recognised by the stand-in's speech service through the Speech SDK, then
- * answered with speech), all kept live until every one has its answer. N grows
- * (1, 2, 4, 6, 8, 10, 12, 16) until a step has a session whose first video
- * packet came 5 s or more after its start, or that failed. The figure is the
+ * answered with speech: the avatar's voice in its audio, not the text alone), all kept
+ * live until every one has its answer. N grows (1, 2, 4, 6, 8, 10, 12, 16) until a step
+ * has a session whose first video packet came 5 s or more after its start, whose
+ * question was misheard, or that failed. The figure is the
  * largest N that held; the goal is the stand-in's own room cap (8): the demo
  * should hold as many sessions as it lets start. The reference in the same run
  * is one session alone.
@@ -64,14 +65,17 @@ async function step(url, pid, n) {
   const failures = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason?.message ?? o.reason));
   const firstFrames = ok.map((r) => r.firstFrameMs);
   const answers = ok.map((r) => r.answerMs);
+  const misheard = ok.filter((r) => r.question !== 'where is the nearest store').map((r) => r.question);
   return {
     n,
-    held: failures.length === 0 && firstFrames.every((ms) => ms < FIRST_FRAME_LIMIT_MS),
+    // A misheard question is a turn that did not work, even if something was answered.
+    held: failures.length === 0 && misheard.length === 0 && firstFrames.every((ms) => ms < FIRST_FRAME_LIMIT_MS),
     firstFrameMedian: median(firstFrames),
     firstFrameMax: firstFrames.length ? Math.max(...firstFrames) : null,
     answerMedian: median(answers),
     answerMax: answers.length ? Math.max(...answers) : null,
-    misheard: ok.filter((r) => r.question !== 'where is the nearest store').map((r) => r.question),
+    misheard,
+    spokenMax: ok.length ? Math.max(...ok.map((r) => r.spokenMs)) : null,
     failures,
     peakRssMb: Math.round(rss.max),
     peakFfmpeg: ffmpeg.max,
@@ -104,14 +108,14 @@ const data = await runBench(
     const alone = steps[0];
     const atMost = steps.find((s) => s.n === most);
     if (!alone || alone.firstFrameMedian === null) throw new Error(`one session alone did not go live: ${alone?.failures.join('; ') ?? 'no step ran'}`);
-    report.goal('sessions-held', { label: `sessions at once with every first video packet < ${FIRST_FRAME_LIMIT_MS / 1000} s and every voice turn answered`, value: most, limit: isQuick() ? 2 : ROOM_CAP, cmp: '>=', unit: 'sessions' });
+    report.goal('sessions-held', { label: `sessions at once with every first video packet < ${FIRST_FRAME_LIMIT_MS / 1000} s and every voice turn heard right and answered with speech`, value: most, limit: isQuick() ? 2 : ROOM_CAP, cmp: '>=', unit: 'sessions' });
     if (atMost) {
       report.ratio('first-frame-at-most-vs-alone', { label: `median first video packet, ${most} at once / 1 alone`, subject: [`${most} at once`, atMost.firstFrameMedian], reference: ['1 alone', alone.firstFrameMedian], unit: 'ms' });
     }
     report.table(
       'Sessions started together',
-      ['sessions', 'held', 'first frame median', 'first frame max', 'answer max', 'failed', 'peak RSS', 'peak ffmpeg'],
-      steps.map((s) => [s.n, s.held ? 'yes' : 'no', `${s.firstFrameMedian ?? '—'} ms`, `${s.firstFrameMax ?? '—'} ms`, `${s.answerMax ?? '—'} ms`, s.failures.length, `${s.peakRssMb} MB`, s.peakFfmpeg]),
+      ['sessions', 'held', 'first frame median', 'first frame max', 'answer max', 'spoken max', 'misheard', 'failed', 'peak RSS', 'peak ffmpeg'],
+      steps.map((s) => [s.n, s.held ? 'yes' : 'no', `${s.firstFrameMedian ?? '—'} ms`, `${s.firstFrameMax ?? '—'} ms`, `${s.answerMax ?? '—'} ms`, `${s.spokenMax ?? '—'} ms`, s.misheard.length, s.failures.length, `${s.peakRssMb} MB`, s.peakFfmpeg]),
     );
     const broke = steps.find((s) => !s.held);
     if (broke?.failures.length) report.note(`At ${broke.n} sessions: ${[...new Set(broke.failures)].slice(0, 3).join('; ')}`);

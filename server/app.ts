@@ -13,6 +13,8 @@ import { createRouter, logRequest, type Route } from './http/router.ts';
 import { accountRoutes } from './http/routes/account.ts';
 import { liveRoutes } from './http/routes/live.ts';
 import { srsRoutes } from './http/routes/srs.ts';
+import { CONNECTION_LIMITS, limitConnections, timeoutOptions, type ConnectionLimits } from './http/clients.ts';
+import { allowedHosts } from './http/hosts.ts';
 import { foreignOrigin } from './http/origin.ts';
 import { createStaticHandler } from './http/static.ts';
 import { controlFromAfar, type TlsFiles } from './lan.ts';
@@ -66,6 +68,19 @@ export interface StandinOptions {
    * control endpoints never answer another origin.
    */
   allowedOrigins?: readonly string[];
+  /** Host names served beyond localhost and IP addresses (STANDIN_ALLOWED_HOSTS; server/http/hosts.ts). */
+  allowedHosts?: readonly string[];
+  /** Overrides the HTTP connection caps and timeouts (server/http/clients.ts), for tests. */
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** The TURN relay whose credentials `/get/route` hands out (server/turn.ts); none without. */
+  relay?: RelayInfo;
+}
+
+export interface RelayInfo {
+  /** coturn's static-auth-secret: the stand-in signs each page's time-limited credential with it. */
+  secret: string;
+  /** False while the relay is not running (coturn missing or failed): no credentials are handed out. */
+  available(): boolean;
 }
 
 export interface Standin {
@@ -100,13 +115,35 @@ function hostOf(server: http.Server): string {
   return address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
 }
 
+/** A slow or malformed client repeats its error for every connection: the first line, then one per 5 s. */
+let lastClientError = -Infinity;
+let heldClientErrors = 0;
+function warnClientError(message: string, fields: Record<string, unknown>): void {
+  const now = performance.now();
+  if (now - lastClientError < 5_000) {
+    heldClientErrors++;
+    return;
+  }
+  log.warn(message, heldClientErrors > 0 ? { ...fields, alsoSinceLastLine: heldClientErrors } : fields);
+  lastClientError = now;
+  heldClientErrors = 0;
+}
+
+const hostRefusal =
+  'this stand-in answers only to localhost, its IP addresses and the names in STANDIN_ALLOWED_HOSTS (a name that points here by surprise is DNS rebinding)';
+
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   socket.on('error', () => {});
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 export async function createStandin(opts: StandinOptions): Promise<Standin> {
-  const server: http.Server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }) : http.createServer();
+  const limits = { ...CONNECTION_LIMITS, ...opts.connectionLimits };
+  const server: http.Server = opts.tls
+    ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, ...timeoutOptions(limits) })
+    : http.createServer(timeoutOptions(limits));
+  limitConnections(server, limits, log);
+  const hosts = allowedHosts(opts.allowedHosts);
   const fallbackHost = () => hostOf(server);
   const shutdown = new AbortController();
   const assetsDir = opts.assetsDir ?? DEFAULT_ASSETS_DIR;
@@ -139,7 +176,14 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   const signaling = createSignaling({ rooms, log: createLogger('signaling'), fallbackHost, ...opts.signaling });
   const routes: Route[] = [
     ...accountRoutes(),
-    ...liveRoutes({ rooms, log, slowStartMs: opts.slowStartMs ?? 20_000, lateStartMs: opts.lateStartMs ?? 20_000, shutdown: shutdown.signal }),
+    ...liveRoutes({
+      rooms,
+      log,
+      slowStartMs: opts.slowStartMs ?? 20_000,
+      lateStartMs: opts.lateStartMs ?? 20_000,
+      shutdown: shutdown.signal,
+      ...(opts.relay ? { relay: { ...opts.relay, port: () => (server.address() as { port?: number } | null)?.port ?? 0 } } : {}),
+    }),
     ...srsRoutes({ rooms, log }),
     ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control'), ...(opts.controlAllowed ? { controlAllowed: opts.controlAllowed } : {}) }) : []),
   ];
@@ -178,6 +222,12 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   server.on('request', (req, res) => {
     logRequest(req, res, log);
     const path = (req.url ?? '/').split('?')[0];
+    if (!hosts.allows(req.headers.host)) {
+      log.warn('request refused: a Host this stand-in does not serve', { path, host: String(req.headers.host).slice(0, 100) });
+      res.writeHead(403, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: -1, msg: hostRefusal }));
+      return;
+    }
     if (opts.controlFromLoopbackOnly && controlFromAfar(req.url, req.socket.remoteAddress)) {
       log.warn('control endpoint refused: not from a loopback address', { path, from: req.socket.remoteAddress });
       res.writeHead(403, { 'Content-Type': 'application/json' });
@@ -200,6 +250,10 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (!hosts.allows(req.headers.host)) {
+      log.warn('WebSocket upgrade refused: a Host this stand-in does not serve', { path, host: String(req.headers.host).slice(0, 100) });
+      return refuseUpgrade(socket, 403, 'Forbidden');
+    }
     // Browsers let any page open a WebSocket anywhere and always send its Origin: another
     // site's page must not drive a visitor's session or the speech service (CONTRACT.md section 4).
     // The origins a deployment hosts the app on (STANDIN_ALLOWED_ORIGINS) are not foreign.
@@ -218,9 +272,11 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     log.warn('WebSocket upgrade refused: unknown path', { path });
     refuseUpgrade(socket, 404, 'Not Found');
   });
-  server.on('clientError', (err, socket) => {
-    log.warn('malformed HTTP request', { error: err.message });
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Late headers or a late request (server/http/clients.ts) are a timeout, not a malformed request.
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    warnClientError(status === '408 Request Timeout' ? 'HTTP request refused: its headers or body came too late' : 'malformed HTTP request', { error: err.message, code: err.code });
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
   });
 
   let closing: Promise<void> | null = null;

@@ -20,7 +20,7 @@ async function liveSession(): Promise<{ roomId: string; c: SignalingClient }> {
   const roomId = await startRoom(t.base);
   const c = await SignalingClient.connect(t.wsUrl);
   clients.push(c);
-  c.send({ type: 'offer_2', room_id: roomId });
+  c.send({ type: 'offer_2', room_id: roomId, deviceId: 'H5test' });
   await c.next(isCommand('asr_ready'));
   await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
   await new Promise((r) => setTimeout(r, 10));
@@ -108,7 +108,7 @@ describe('/__standin/say', () => {
     const roomId = await startRoom(t.base);
     const c = await SignalingClient.connect(t.wsUrl);
     clients.push(c);
-    c.send({ type: 'offer_2', room_id: roomId });
+    c.send({ type: 'offer_2', room_id: roomId, deviceId: 'H5test' });
     await c.next(isCommand('asr_ready'));
     const { status, json } = await postJson(t.base, '/__standin/say', { text: 'Hello.' });
     expect(status).toBe(409);

@@ -84,8 +84,8 @@ function altNames(cert: X509Certificate): string[] {
     .map((entry) => entry.replace(/^IP Address:/, 'IP:'));
 }
 
-/** Why the stored certificate cannot be used for `addresses` (null: it can). */
-function unusable(files: TlsFiles, addresses: string[], now: number): string | null {
+/** Why the stored certificate cannot be used for `addresses` and `names` (null: it can). */
+function unusable(files: TlsFiles, addresses: string[], now: number, names: readonly string[] = []): string | null {
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(files.cert);
@@ -94,8 +94,8 @@ function unusable(files: TlsFiles, addresses: string[], now: number): string | n
     return `it cannot be read (${(err as Error).message})`;
   }
   if (Date.parse(cert.validTo) - now < RENEW_BEFORE_DAYS * DAY_MS) return `it expires on ${cert.validTo}`;
-  const names = altNames(cert);
-  const missing = addresses.filter((ip) => !names.includes(`IP:${ip}`));
+  const has = altNames(cert);
+  const missing = [...addresses.filter((ip) => !has.includes(`IP:${ip}`)), ...names.filter((name) => !has.includes(`DNS:${name}`))];
   return missing.length > 0 ? `it does not name ${missing.join(', ')}` : null;
 }
 
@@ -106,16 +106,17 @@ export interface CertificateResult extends TlsFiles {
 }
 
 /**
- * The stored certificate for localhost, 127.0.0.1 and `addresses`, or a new one (written
- * to `dir`, the key readable by this user only) when there is none or it cannot be used.
+ * The stored certificate for localhost, 127.0.0.1, `addresses` and the host `names` the
+ * stand-in was told to serve (STANDIN_ALLOWED_HOSTS), or a new one (written to `dir`, the key
+ * readable by this user only) when there is none or it cannot be used.
  */
-export async function lanCertificate(addresses: string[], dir = defaultCertDir(), now = Date.now()): Promise<CertificateResult> {
+export async function lanCertificate(addresses: string[], dir = defaultCertDir(), now = Date.now(), names: readonly string[] = []): Promise<CertificateResult> {
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
   let why: string | null = 'there is none yet';
   try {
     const stored = { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-    why = unusable(stored, addresses, now);
+    why = unusable(stored, addresses, now, names);
     if (!why) return { ...stored, dir, madeBecause: null };
   } catch {
     /* none yet */
@@ -131,7 +132,13 @@ export async function lanCertificate(addresses: string[], dir = defaultCertDir()
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, ...ips.map((ip) => ({ type: 7 as const, ip }))] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          ...['localhost', ...names.filter((n) => n !== 'localhost')].map((value) => ({ type: 2 as const, value })),
+          ...ips.map((ip) => ({ type: 7 as const, ip })),
+        ],
+      },
     ],
   });
   mkdirSync(dir, { recursive: true, mode: 0o700 });

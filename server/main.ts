@@ -6,7 +6,11 @@
  * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_DIALECT (standin; `seed`
  * words signaling frames as the specification's field list allows, without extensions),
  * STANDIN_ALLOWED_ORIGINS (comma-separated origins of an app hosted elsewhere, e.g. the
- * product build behind nginx, whose pages may open the signaling and speech sockets).
+ * product build behind nginx, whose pages may open the signaling and speech sockets),
+ * STANDIN_TURN_SECRET (the relay's
+ * shared secret; default a new one per run: set it only for a relay run apart from the
+ * stand-in, which /get/route then names), STANDIN_ALLOWED_HOSTS (host names served beyond
+ * localhost and IP addresses, e.g. the machine's .local name; server/http/hosts.ts).
  * `--lan` (npm start -- --lan): HTTPS with a self-signed certificate kept outside the
  * repository, HOST 0.0.0.0 by default, the control endpoints for this machine only
  * (server/lan.ts).
@@ -17,9 +21,10 @@
 import type { AddressInfo } from 'node:net';
 import { createStandin, STANDIN_ENVS, type StandinEnv } from './app.ts';
 import { DIALECTS, parseDialect } from './signaling/dialect.ts';
+import { parseAllowedHosts } from './http/hosts.ts';
 import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
-import { startTurnRelay, type TurnRelay } from './turn.ts';
+import { newTurnSecret, relayPeers, startTurnRelay, type TurnRelay } from './turn.ts';
 
 const log = createLogger('main');
 
@@ -45,11 +50,20 @@ if (!STANDIN_ENVS.includes(env)) fail(`STANDIN_ENV must be one of ${STANDIN_ENVS
 process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
 // What a crashed stand-in left in the temp folder.
 
+let allowedHosts: string[] = [];
+try {
+  allowedHosts = parseAllowedHosts(process.env.STANDIN_ALLOWED_HOSTS);
+} catch (err) {
+  fail(`STANDIN_ALLOWED_HOSTS: ${(err as Error).message}`);
+}
+
 /** The addresses a phone may use: every LAN address when bound to all interfaces, else HOST. */
 const phoneAddresses = host === '0.0.0.0' || host === '::' ? lanAddresses() : [host];
 let tls: { key: string; cert: string } | undefined;
 if (lan) {
-  const made = await lanCertificate(phoneAddresses.filter((a) => a !== '127.0.0.1'));
+  // The names of STANDIN_ALLOWED_HOSTS (a leading dot allows names under it, which one certificate cannot list).
+  const names = allowedHosts.filter((n) => !n.startsWith('.'));
+  const made = await lanCertificate(phoneAddresses.filter((a) => a !== '127.0.0.1'), undefined, undefined, names);
   if (made.madeBecause) log.info(`made a self-signed certificate in ${made.dir} (${made.madeBecause}); a phone asks to accept it once`);
   else log.info(`using the self-signed certificate in ${made.dir}`);
   tls = { key: made.key, cert: made.cert };
@@ -75,6 +89,11 @@ const allowedOrigins = (process.env.STANDIN_ALLOWED_ORIGINS ?? '')
 
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
+const wantRelay = (env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0';
+const turnSecret = process.env.STANDIN_TURN_SECRET || newTurnSecret();
+// A relay run apart from the stand-in (a test's, behind its delay line) shares the secret.
+let relayUp = !wantRelay && Boolean(process.env.STANDIN_TURN_SECRET);
+const mediaAddresses = mediaHostAddresses(host);
 const standin = await createStandin({
   env,
   ...(process.env.STANDIN_PUBLIC_DIR ? { publicDir: process.env.STANDIN_PUBLIC_DIR } : {}),
@@ -82,9 +101,11 @@ const standin = await createStandin({
   ...(roomIdleMs !== undefined ? { roomIdleMs } : {}),
   ...(maxRooms !== undefined ? { maxRooms } : {}),
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
-  mediaHostAddresses: mediaHostAddresses(host),
+  mediaHostAddresses: mediaAddresses,
   signaling: { dialect },
   allowedOrigins,
+  allowedHosts,
+  relay: { secret: turnSecret, available: () => relayUp },
 });
 
 let turn: TurnRelay | null = null;
@@ -118,9 +139,10 @@ try {
 }
 
 const actualPort = (standin.server.address() as AddressInfo).port;
-// The relay the `local` build names (turn:{page host}:{page port}): ready before the URL is printed.
-if ((env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0') {
-  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn') });
+// The relay /get/route names (turn:{page host}:{port}): ready before the URL is printed.
+if (wantRelay) {
+  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn'), secret: turnSecret, peers: relayPeers(host, mediaAddresses) });
+  relayUp = turn !== null;
 }
 const shownHost = host.includes(':') ? `[${host}]` : host;
 const origin = `${lan ? 'https' : 'http'}://${shownHost}:${actualPort}`;

@@ -150,4 +150,89 @@ describe('RoomRegistry', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(rooms.get(room.id)).toBeUndefined();
   });
+
+  describe('a visitor who vanished without End chat', () => {
+    /** performance.now() too: the rules measure time with it. */
+    const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'] });
+
+    it('reclaims a room 10 s after its last signaling socket closed (a killed tab), even with a peer still counted connected', async () => {
+      fakeClock();
+      const { rooms, medias } = registry();
+      const room = rooms.create(init)!;
+      const c = client();
+      room.attach(c);
+      medias[0]!.connectPeer('p');
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(rooms.get(room.id), 'a live session stays').toBe(room);
+      room.detach(c);
+      await vi.advanceTimersByTimeAsync(8_000);
+      // A reconnect within the grace keeps it.
+      const again = client();
+      room.attach(again);
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(rooms.get(room.id)).toBe(room);
+      room.detach(again);
+      await vi.advanceTimersByTimeAsync(9_000);
+      expect(rooms.get(room.id)).toBe(room);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(rooms.get(room.id)).toBeUndefined();
+      expect(medias[0]!.closed).toBe(true);
+    });
+
+    it('leaves a room nobody joined yet to the idle rule (start_live answered, the page still connecting)', async () => {
+      fakeClock();
+      const { rooms } = registry({ idleMs: 60_000 });
+      const room = rooms.create(init)!;
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(rooms.get(room.id)).toBe(room);
+    });
+
+    it('reclaims a room whose visitor went silent on every channel for 30 s (a phone that died), and keeps one that is heard from', async () => {
+      fakeClock();
+      const { rooms, medias } = registry();
+      const heard = rooms.create(init)!;
+      const silent = rooms.create(init)!;
+      for (const [i, room] of [heard, silent].entries()) {
+        room.attach(client());
+        medias[i]!.connectPeer('p');
+      }
+      // The heard room's viewer sends STUN every few seconds; the other's socket and peer say nothing.
+      for (let s = 0; s < 29; s++) {
+        medias[0]!.emit('heard');
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      expect(rooms.get(silent.id)).toBe(silent);
+      for (let s = 0; s < 3; s++) {
+        medias[0]!.emit('heard');
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      expect(rooms.get(silent.id)).toBeUndefined();
+      expect(medias[1]!.closed).toBe(true);
+      expect(rooms.get(heard.id)).toBe(heard);
+      // A frame or a pong on the socket is a sign of life too.
+      for (let s = 0; s < 40; s++) {
+        if (s % 10 === 0) heard.touch();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      expect(rooms.get(heard.id)).toBe(heard);
+    });
+  });
+
+  describe('who owns a room', () => {
+    it('is the device that started it: its device_id proves it, and the addresses it proved it from are the owner’s', () => {
+      const { rooms } = registry();
+      const room = rooms.create({ ...init, address: '10.0.0.5' })!;
+      expect(room.ownedFrom('10.0.0.5')).toBe(true);
+      expect(room.ownedFrom('10.0.0.9')).toBe(false);
+      expect(room.proveOwner('H5other', '10.0.0.9')).toBe(false);
+      expect(room.proveOwner(null, '10.0.0.9')).toBe(false);
+      expect(room.ownedFrom('10.0.0.9')).toBe(false);
+      // The phone on another network (its signaling reconnected from there).
+      expect(room.proveOwner('H5x', '10.0.0.9')).toBe(true);
+      expect(room.ownedFrom('10.0.0.9')).toBe(true);
+      for (let i = 0; i < 20; i++) room.proveOwner('H5x', `10.1.0.${i}`);
+      expect(room.ownedFrom('10.1.0.19')).toBe(true);
+      expect(room.ownedFrom('10.0.0.5'), 'only the newest few addresses are kept').toBe(false);
+    });
+  });
 });

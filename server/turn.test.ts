@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from './log.ts';
-import { startTurnRelay, stunAnswers, type TurnRelay } from './turn.ts';
+import { probeRelay, startUdpEcho } from '../tests/support/turnProbe.ts';
+import { newTurnSecret, relayPeers, startTurnRelay, stunAnswers, turnCredential, type TurnRelay } from './turn.ts';
 
 const quiet: Logger & { warnings: string[] } = {
   warnings: [],
@@ -51,7 +52,7 @@ afterEach(async () => {
 describe('the TURN relay (coturn)', () => {
   it('answers STUN on the given UDP port once started, and is gone after close()', async () => {
     const port = await freePort();
-    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet });
+    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet, secret: newTurnSecret(), peers: ['127.0.0.1'] });
     expect(relay, 'coturn (turnserver) must be installed: the preflight installs it').not.toBeNull();
     expect(await stunAnswers('127.0.0.1', port, 2000)).toBe(true);
     const { pid } = relay!;
@@ -61,9 +62,49 @@ describe('the TURN relay (coturn)', () => {
     expect(await stunAnswers('127.0.0.1', port, 500)).toBe(false);
   });
 
+  it("relays with a page's credential to the media's addresses only, and refuses an expired, forged or old fixed credential", async () => {
+    const port = await freePort();
+    const secret = newTurnSecret();
+    relay = await startTurnRelay({ host: '127.0.0.1', port, log: quiet, secret, peers: ['127.0.0.1'] });
+    expect(relay).not.toBeNull();
+    const media = await startUdpEcho('127.0.0.1');
+    // Another service of the machine, on an address the media does not answer from.
+    const other = await startUdpEcho('127.0.0.2');
+    try {
+      const server = { host: '127.0.0.1', port };
+      const page = turnCredential(secret);
+      const result = await probeRelay({ relay: server, username: page.username, credential: page.credential, peers: [{ host: '127.0.0.1', port: media.port }, { host: '127.0.0.2', port: other.port }] });
+      expect(result.refused).toBeNull();
+      expect(result.peers[0]).toMatchObject({ echoed: 40, error: null });
+      expect(result.peers[1]!.echoed).toBe(0);
+      expect(result.peers[1]!.error).toMatch(/403|Forbidden/i);
+      const peers = [{ host: '127.0.0.1', port: media.port }];
+      const tries = [
+        ['expired a minute ago', turnCredential(secret, -60)],
+        ['signed with another secret', turnCredential('not-the-secret')],
+        ["the old build's fixed one", { username: 'standin', credential: 'standin-relay' }],
+      ] as const;
+      // At once: a refused allocation takes the TURN client its whole retransmission time (about 6 s).
+      const refusals = await Promise.all(tries.map(([, c]) => probeRelay({ relay: server, ...c, peers, packets: 1 })));
+      for (const [i, refused] of refusals.entries()) {
+        expect(refused.refused, tries[i]![0]).not.toBeNull();
+        expect(refused.peers, tries[i]![0]).toEqual([]);
+      }
+    } finally {
+      media.close();
+      other.close();
+    }
+  });
+
+  it("reaches the media's LAN addresses from a relay on every interface, never the loopback", () => {
+    expect(relayPeers('0.0.0.0', ['192.168.1.23', '10.0.0.5', '127.0.0.1'])).toEqual(['192.168.1.23', '10.0.0.5']);
+    expect(relayPeers('127.0.0.1', ['127.0.0.1'])).toEqual(['127.0.0.1']);
+    expect(relayPeers('192.168.1.23', ['192.168.1.23'])).toEqual(['192.168.1.23']);
+  });
+
   it('without coturn it says so and the stand-in runs on without a relay', async () => {
     quiet.warnings = [];
-    const none = await startTurnRelay({ host: '127.0.0.1', port: await freePort(), log: quiet, command: 'turnserver-not-installed' });
+    const none = await startTurnRelay({ host: '127.0.0.1', port: await freePort(), log: quiet, secret: newTurnSecret(), peers: [], command: 'turnserver-not-installed' });
     expect(none).toBeNull();
     expect(quiet.warnings.join('\n')).toMatch(/no TURN relay/);
   });
@@ -74,7 +115,7 @@ describe('the TURN relay (coturn)', () => {
     const script = `
       const { startTurnRelay } = await import(${JSON.stringify(new URL('./turn.ts', import.meta.url).href)});
       const log = { info() {}, warn() {}, error() {} };
-      const relay = await startTurnRelay({ host: '127.0.0.1', port: ${port}, log });
+      const relay = await startTurnRelay({ host: '127.0.0.1', port: ${port}, log, secret: 'test-secret', peers: ['127.0.0.1'] });
       process.stdout.write(String(relay?.pid ?? 'none') + '\\n');
       setInterval(() => {}, 1000);
     `;

@@ -3,30 +3,63 @@
  * of the stand-in so that the demo's media can go through a real relay, as the
  * specification's media does ("a relay (TURN) server is used for media").
  *
- * - UDP only, on the HTTP server's own port number: the app names it as
- *   `turn:{page host}:{page port}?transport=udp`, so a build needs no per-run port and
- *   two stand-ins on two ports run side by side. (coturn's TCP listener is off: that
- *   port is the HTTP server's.)
- * - Long-term credentials, fixed (TURN_USERNAME / TURN_CREDENTIAL): the relay is a local
- *   test double bound to the stand-in's own address, not a secret.
- * - Loopback peers are allowed: the stand-in's media answers from 127.0.0.1.
+ * - UDP only, on the HTTP server's own port number: `/get/route` names it as
+ *   `turn:{page host}:{port}?transport=udp`, so a build needs no per-run port and two
+ *   stand-ins on two ports run side by side. (coturn's TCP listener is off: that port is the
+ *   HTTP server's.)
+ * - It relays to the demo's media and to nothing else: every peer address is denied but the
+ *   addresses the media answers from (`peers`), loopback only when the relay itself is on
+ *   loopback, no TCP relay, no multicast. Under `--lan` a device on the network that gets a
+ *   credential reaches, through the relay, only what it reaches without it: the machine's
+ *   LAN address. (Before, it reached every port of the machine's loopback.)
+ * - Credentials are coturn's REST-API ones (`use-auth-secret`): the stand-in signs a
+ *   time-limited username (`{expiry}:{random}`) with a secret made per run and hands each
+ *   page its own in the `/get/route` answer (turnCredential). Nothing fixed is built into
+ *   the app any more, and a credential is useless once the stand-in restarts. The secret
+ *   reaches coturn in a configuration file only this user can read, never on its command line.
  * - It cannot outlive the stand-in: `setpriv --pdeathsig SIGKILL` has the kernel kill it
  *   when the stand-in dies, however it dies; `close()` stops it politely first.
  * - Where coturn is missing, or does not answer a STUN binding request within 5 s, the
  *   stand-in says so and runs without a relay (start() resolves null).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from './log.ts';
 
-export const TURN_USERNAME = 'standin';
-export const TURN_CREDENTIAL = 'standin-relay';
 export const TURN_REALM = 'standin';
 const READY_TIMEOUT_MS = 5_000;
+/**
+ * How long a page's credential is valid. A browser renews its allocation, permissions and
+ * channels with the same credential for the whole session (and coturn checks it each time),
+ * and a media reconnect allocates again with it, so it must outlast any session: a day, as
+ * the TURN REST API draft (draft-uberti-behave-turn-rest) recommends.
+ */
+export const TURN_CREDENTIAL_TTL_S = 24 * 3600;
+/** Allocations one credential (one page's session) may hold at once; one per peer connection. */
+const ALLOCATIONS_PER_CREDENTIAL = 8;
+const ALLOCATIONS_IN_ALL = 64;
+/** Per allocation, each way: the avatar's stream is about 1.2 Mbit/s (PROTOCOL.md). */
+const MAX_BYTES_PER_SECOND = 512 * 1024;
+
+/** A secret for coturn's REST-API credentials, new for each run. */
+export function newTurnSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * A credential of the TURN REST API as coturn's `use-auth-secret` checks it: the username is
+ * the expiry (Unix seconds) and a tag, the password the base64 HMAC-SHA1 of the username
+ * under the shared secret.
+ */
+export function turnCredential(secret: string, ttlS = TURN_CREDENTIAL_TTL_S, nowMs = Date.now()): { username: string; credential: string } {
+  const username = `${Math.floor(nowMs / 1000) + ttlS}:${randomBytes(6).toString('hex')}`;
+  const credential = createHmac('sha1', secret).update(username).digest('base64');
+  return { username, credential };
+}
 
 export interface TurnRelay {
   /** The address and UDP port coturn listens on. */
@@ -42,8 +75,25 @@ export interface TurnOptions {
   host: string;
   port: number;
   log: Logger;
+  /** The shared secret of the credentials the stand-in hands out (newTurnSecret). */
+  secret: string;
+  /** The only addresses the relay may send to: those the media answers from (see relayPeers). */
+  peers: readonly string[];
   /** The binary; default `turnserver` on PATH. */
   command?: string;
+}
+
+const isLoopback = (address: string): boolean => address.startsWith('127.') || address === '::1';
+
+/**
+ * The peers a relay on `host` needs to reach the media of a stand-in whose media answers from
+ * `mediaAddresses`: on loopback, loopback; on every interface or a LAN address, the LAN
+ * addresses only (a phone's relayed media reaches the machine there; its loopback is not
+ * for the network).
+ */
+export function relayPeers(host: string, mediaAddresses: readonly string[]): string[] {
+  if (isLoopback(host)) return mediaAddresses.filter(isLoopback);
+  return mediaAddresses.filter((a) => !isLoopback(a));
 }
 
 /** A STUN Binding request (RFC 5389): type 0x0001, no attributes, the magic cookie, a random transaction id. */
@@ -82,27 +132,38 @@ export function stunAnswers(host: string, port: number, timeoutMs: number): Prom
   });
 }
 
-function turnserverArgs(host: string, port: number, dir: string): string[] {
+/** coturn's configuration (one option a line, as turnserver.conf), secret included. */
+export function turnserverConfig(opts: Pick<TurnOptions, 'host' | 'port' | 'secret' | 'peers'>, dir: string): string {
+  const { host, port, secret, peers } = opts;
   const anyAddress = host === '0.0.0.0' || host === '::';
   return [
-    '-n', // no configuration file: everything is on this command line
-    ...(anyAddress ? [] : [`--listening-ip=${host}`, `--relay-ip=${host}`]),
-    `--listening-port=${port}`,
-    '--no-tcp',
-    '--no-tls',
-    '--no-dtls',
-    '--no-cli',
-    '--lt-cred-mech',
-    `--user=${TURN_USERNAME}:${TURN_CREDENTIAL}`,
-    `--realm=${TURN_REALM}`,
-    '--fingerprint',
-    '--allow-loopback-peers',
-    '--no-software-attribute',
-    `--userdb=${join(dir, 'turndb')}`,
-    `--pidfile=${join(dir, 'turnserver.pid')}`,
-    '--log-file=stdout',
-    '--simple-log',
-  ];
+    ...(anyAddress ? [] : [`listening-ip=${host}`, `relay-ip=${host}`]),
+    `listening-port=${port}`,
+    'no-tcp',
+    'no-tls',
+    'no-dtls',
+    'no-cli',
+    'use-auth-secret',
+    `static-auth-secret=${secret}`,
+    `realm=${TURN_REALM}`,
+    'fingerprint',
+    'no-software-attribute',
+    // What a relayed connection may reach: the media's addresses, and nothing else.
+    'no-tcp-relay',
+    'no-multicast-peers',
+    ...(peers.some(isLoopback) ? ['allow-loopback-peers'] : []),
+    'denied-peer-ip=0.0.0.0-255.255.255.255',
+    'denied-peer-ip=::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    ...peers.map((peer) => `allowed-peer-ip=${peer}`),
+    `user-quota=${ALLOCATIONS_PER_CREDENTIAL}`,
+    `total-quota=${ALLOCATIONS_IN_ALL}`,
+    `max-bps=${MAX_BYTES_PER_SECOND}`,
+    `userdb=${join(dir, 'turndb')}`,
+    `pidfile=${join(dir, 'turnserver.pid')}`,
+    'log-file=stdout',
+    'simple-log',
+    '',
+  ].join('\n');
 }
 
 function waitExit(child: ChildProcess, graceMs: number): Promise<void> {
@@ -121,7 +182,9 @@ export async function startTurnRelay(opts: TurnOptions): Promise<TurnRelay | nul
   const { host, port, log } = opts;
   const dir = mkdtempSync(join(tmpdir(), 'standin-turn-'));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  const child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', opts.command ?? 'turnserver', ...turnserverArgs(host, port, dir)], {
+  const config = join(dir, 'turnserver.conf');
+  writeFileSync(config, turnserverConfig(opts, dir), { mode: 0o600 });
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', opts.command ?? 'turnserver', '-c', config], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let failure: string | null = null;
@@ -150,7 +213,7 @@ export async function startTurnRelay(opts: TurnOptions): Promise<TurnRelay | nul
     return null;
   }
   const pid = child.pid;
-  log.info('TURN relay ready (coturn)', { host, port, pid });
+  log.info('TURN relay ready (coturn)', { host, port, pid, peers: opts.peers });
   child.once('exit', (code, signal) => {
     if (!closing) log.error('the TURN relay (coturn) stopped', { code, signal, last: lines.slice(-3) });
   });

@@ -19,6 +19,8 @@ import sirv from 'sirv';
  * - img-src / media-src / frame-src: replies carry images, videos and web pages
  *   from anywhere; blob: for the media streams' object URLs and exports.
  * - style-src 'unsafe-inline': React style attributes.
+ * - frame-ancestors 'none': no other site may show the app in a frame of its own (a page
+ *   that frames it could overlay the controls and collect taps: clickjacking).
  */
 export const APP_CSP = [
   "default-src 'self'",
@@ -31,10 +33,11 @@ export const APP_CSP = [
   "style-src 'self' 'unsafe-inline'",
   "object-src 'none'",
   "base-uri 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
-/** The generated promo page runs no script at all. */
-export const PAGE_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+/** The generated promo page runs no script at all, and only the app (same origin) shows it in its chat's frame. */
+export const PAGE_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
 export const APP_BASE = '/25d';
 export const ASSETS_BASE = '/assets-standin';

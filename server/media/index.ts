@@ -19,7 +19,10 @@ export interface MediaStats {
   codec: 'h264' | 'vp8';
 }
 
-/** Emits 'peer-connected' (peerId) and 'peer-closed' (peerId). */
+/**
+ * Emits 'peer-connected' (peerId), 'peer-closed' (peerId) and 'heard' (a viewer's STUN binding
+ * request came in: ICE consent, the visitor's sign of life).
+ */
 export interface MediaPipeline extends EventEmitter {
   /** Resolves once RTP is flowing from both encoders. */
   readonly ready: Promise<void>;
@@ -28,8 +31,13 @@ export interface MediaPipeline extends EventEmitter {
    * out of them, as SRS sets publish.active when a publisher starts; false after close.
    */
   isActive(): boolean;
-  /** Throws WhepOfferError on garbage or unsupported SDP, WhepBusyError when the room has no free peer. */
-  answerWhep(offerSdp: string, opts?: { silent?: boolean }): Promise<{ answerSdp: string; peerId: string }>;
+  /**
+   * Throws WhepOfferError on garbage or unsupported SDP, WhepBusyError when the room has no free
+   * peer, WhepGoneError when the pipeline is (or gets) closed before the answer: no peer is
+   * left behind then. `fromLoopback`: the offer came from this machine, so loopback candidates
+   * are offered too (never to another device, which cannot reach them).
+   */
+  answerWhep(offerSdp: string, opts?: { silent?: boolean; fromLoopback?: boolean }): Promise<{ answerSdp: string; peerId: string }>;
   /** False when the room has no such peer (never had, or it closed already). */
   closePeer(peerId: string): boolean;
   /** Replaces any current speech; resolves when its audio starts. */
@@ -49,5 +57,5 @@ export function createMediaPipeline(opts: { roomId: string; hostAddresses?: read
   return new RoomMedia(opts.roomId, opts.hostAddresses ? { hostAddresses: opts.hostAddresses } : {});
 }
 
-export { WhepBusyError, WhepOfferError } from './offer.ts';
+export { WhepBusyError, WhepGoneError, WhepOfferError } from './offer.ts';
 export { generateAvatarPhoto } from './photo.ts';

@@ -15,6 +15,11 @@ export class WhepCodecError extends WhepOfferError {
   override name = 'WhepCodecError';
 }
 
+/** The room's media was closed (stop_live, a reclaim) before or while the offer was answered (404). */
+export class WhepGoneError extends Error {
+  override name = 'WhepGoneError';
+}
+
 /** The room already has as many viewers as it serves (503). */
 export class WhepBusyError extends Error {
   override name = 'WhepBusyError';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../events.ts';
 import { trackedChildPids } from './children.ts';
 import { VIDEO_PROFILES, videoCodec, videoEncoderArgs, videoProfile } from './encoders.ts';
-import { WhepOfferError, createMediaPipeline, type MediaPipeline } from './index.ts';
+import { WhepGoneError, WhepOfferError, createMediaPipeline, type MediaPipeline } from './index.ts';
 
 function isAlive(pid: number): boolean {
   try {
@@ -87,7 +87,8 @@ describe('createMediaPipeline', () => {
       await p.close();
     }
     await expect(p.ready).rejects.toThrow(/closed/);
-    await expect(p.answerWhep('v=0')).rejects.toBeInstanceOf(WhepOfferError);
+    // A closed pipeline answers no offer, whatever it is: its stream is gone (404).
+    await expect(p.answerWhep('v=0')).rejects.toBeInstanceOf(WhepGoneError);
   });
 
   it('rejects ready with the reason when an encoder cannot run, and leaks nothing', async () => {

@@ -12,7 +12,7 @@ import { AVATAR_HEIGHT, AVATAR_WIDTH, avatarFrame, prerenderAvatarFrames } from 
 import { stopChild } from './children.ts';
 import { AUDIO_RATE, audioEncoderArgs, startEncoder, videoCodec, videoEncoderArgs, videoProfile, type VideoCodec, type VideoProfile } from './encoders.ts';
 import type { MediaPipeline, MediaStats, SpeechHandle } from './index.ts';
-import { WhepOfferError } from './offer.ts';
+import { WhepGoneError } from './offer.ts';
 import { AudioPacer } from './pacer.ts';
 import { openRtpSocket, type RtpSocket } from './rtpSocket.ts';
 import { startTicker, type Ticker } from './ticker.ts';
@@ -62,6 +62,7 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     this.peers = new WhepPeers(roomId, this.codec, undefined, opts.hostAddresses);
     this.peers.on('peer-connected', (id: string) => this.emit('peer-connected', id));
     this.peers.on('peer-closed', (id: string) => this.emit('peer-closed', id));
+    this.peers.on('heard', () => this.emit('heard'));
     this.pacer = new AudioPacer((chunk) => this.writeAudio(chunk));
     this.animator = new AvatarAnimator(this.pacer);
     this.firstPackets = new Promise<void>((resolve, reject) => {
@@ -137,9 +138,9 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     return this.publishing && !this.closed;
   }
 
-  async answerWhep(offerSdp: string, opts: { silent?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
+  async answerWhep(offerSdp: string, opts: { silent?: boolean; fromLoopback?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
     recordEvent('whep', 'in', { roomId: this.roomId, offerBytes: typeof offerSdp === 'string' ? Buffer.byteLength(offerSdp) : 0 });
-    if (this.closed) throw new WhepOfferError(`room ${this.roomId} has no media: its pipeline is closed`);
+    if (this.closed) throw new WhepGoneError(`room ${this.roomId} has no media: its pipeline is closed`);
     return this.peers.answer(offerSdp, opts);
   }
 
@@ -161,7 +162,8 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     const generation = ++this.speechGeneration;
     let pcm: Int16Array;
     try {
-      pcm = await synthesize(typeof text === 'string' ? text : '', lang === 'zh' ? 'zh' : 'en', AUDIO_RATE);
+      // The room's own line in the synthesis queue: another room's flood cannot silence this one.
+      pcm = await synthesize(typeof text === 'string' ? text : '', lang === 'zh' ? 'zh' : 'en', AUDIO_RATE, this.roomId);
     } catch (err) {
       log.error('speech synthesis failed', { roomId: this.roomId, error: err instanceof Error ? err.message : String(err) });
       throw err;
@@ -198,7 +200,8 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     this.speechGeneration++;
     this.videoTicker?.stop();
     this.pacer.stop();
-    this.peers.closeAll();
+    // shutdown(), not closeAll(): an offer being answered right now must not add its peer afterwards.
+    this.peers.shutdown();
     await Promise.all([this.video, this.audio].map((c) => (c ? stopChild(c) : undefined)));
     for (const socket of this.sockets) socket.close();
     log.info('media closed', { roomId: this.roomId });

@@ -4,9 +4,15 @@
  *
  * Every question a visitor sends starts a synthesis, and a visitor can send hundreds at once:
  * at most MAX_RUNNING espeak-ng processes run at a time (one per core: more only share the
- * same CPUs), at most MAX_WAITING syntheses wait for one (beyond that a synthesis fails at
- * once and the text goes out silently), and a synthesis whose reply was interrupted stops:
- * its espeak-ng is killed, or it leaves the queue without ever starting one.
+ * same CPUs), and a synthesis whose reply was interrupted stops: its espeak-ng is killed, or
+ * it leaves the queue without ever starting one.
+ *
+ * The queue is shared fairly among rooms: each room (each `queue` key) waits in a line of its
+ * own, at most MAX_WAITING deep (beyond that its synthesis fails at once and its text goes out
+ * silently), and a freed process goes to the next room in turn that has one waiting. A room
+ * that floods the stand-in with questions so waits behind its own; another room's reply waits
+ * at most for one synthesis of each busy room, never for the flood (before, one line of 32
+ * for everybody: three addresses kept it full and every other room's replies went silent).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
@@ -21,7 +27,8 @@ const MAX_WAV_BYTES = 32 * 1024 * 1024;
 const SYNTH_TIMEOUT_MS = 15_000;
 const VOICES = { en: 'en-us', zh: 'cmn' } as const;
 export const MAX_RUNNING = Math.max(2, availableParallelism());
-export const MAX_WAITING = 32;
+/** Syntheses one room may have waiting. A visitor's reply needs one at a time. */
+export const MAX_WAITING = 4;
 
 /**
  * The interruption of the reply a synthesis is for. MediaPipeline.speak takes no signal, so
@@ -37,16 +44,26 @@ export function withSynthesisSignal<T>(signal: AbortSignal, fn: () => T): T {
 class SynthesisAborted extends Error {}
 
 let running = 0;
-const waiting: (() => void)[] = [];
+/** Waiting syntheses by queue (room), in arrival order; the Map's order is the rooms' turn. */
+const waiting = new Map<string, (() => void)[]>();
 
-/** Resolves when a process slot is ours; rejects when the queue is full or `signal` aborts first. */
-function takeSlot(signal: AbortSignal | undefined): Promise<void> {
+function leaveLine(queue: string, grant: () => void): void {
+  const line = waiting.get(queue);
+  const at = line?.indexOf(grant) ?? -1;
+  if (!line || at < 0) return;
+  line.splice(at, 1);
+  if (line.length === 0) waiting.delete(queue);
+}
+
+/** Resolves when a process slot is ours; rejects when this queue's line is full or `signal` aborts first. */
+function takeSlot(queue: string, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(new SynthesisAborted());
-  if (running < MAX_RUNNING) {
+  if (running < MAX_RUNNING && waiting.size === 0) {
     running++;
     return Promise.resolve();
   }
-  if (waiting.length >= MAX_WAITING) return Promise.reject(new Error(`speech synthesis is busy (${MAX_WAITING} waiting)`));
+  const line = waiting.get(queue) ?? [];
+  if (line.length >= MAX_WAITING) return Promise.reject(new Error(`speech synthesis is busy (${MAX_WAITING} waiting for this room)`));
   return new Promise((resolve, reject) => {
     const grant = (): void => {
       signal?.removeEventListener('abort', onAbort);
@@ -54,23 +71,32 @@ function takeSlot(signal: AbortSignal | undefined): Promise<void> {
       resolve();
     };
     const onAbort = (): void => {
-      const at = waiting.indexOf(grant);
-      if (at >= 0) waiting.splice(at, 1);
+      leaveLine(queue, grant);
       reject(new SynthesisAborted());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    waiting.push(grant);
+    line.push(grant);
+    waiting.set(queue, line);
   });
 }
 
+/** The slot goes to the first waiting synthesis of the room whose turn it is; that room then goes to the back. */
 function giveSlot(): void {
   running--;
-  waiting.shift()?.();
+  while (running < MAX_RUNNING && waiting.size > 0) {
+    const [queue, line] = waiting.entries().next().value as [string, (() => void)[]];
+    waiting.delete(queue);
+    const grant = line.shift();
+    if (line.length > 0) waiting.set(queue, line);
+    grant?.();
+  }
 }
 
 /** espeak-ng processes running now, and syntheses waiting for one (tests). */
 export function synthesisLoad(): { running: number; waiting: number } {
-  return { running, waiting: waiting.length };
+  let queued = 0;
+  for (const line of waiting.values()) queued += line.length;
+  return { running, waiting: queued };
 }
 
 export function espeakPath(): string {
@@ -141,8 +167,8 @@ export function resample(input: Int16Array, from: number, to: number): Int16Arra
   return out;
 }
 
-async function runEspeak(text: string, lang: 'en' | 'zh', signal: AbortSignal | undefined): Promise<Buffer> {
-  await takeSlot(signal);
+async function runEspeak(text: string, lang: 'en' | 'zh', queue: string, signal: AbortSignal | undefined): Promise<Buffer> {
+  await takeSlot(queue, signal);
   if (signal?.aborted) {
     giveSlot();
     throw new SynthesisAborted();
@@ -202,14 +228,15 @@ async function runEspeak(text: string, lang: 'en' | 'zh', signal: AbortSignal | 
 /**
  * Synthesizes `text` as 16-bit mono PCM at `sampleRate`. Empty text gives no samples, and so
  * does a synthesis interrupted (see withSynthesisSignal): its reply wants no sound any more.
+ * `queue`: whose line it waits in when every process is busy (the room's id).
  */
-export async function synthesize(text: string, lang: 'en' | 'zh', sampleRate = 48_000): Promise<Int16Array> {
+export async function synthesize(text: string, lang: 'en' | 'zh', sampleRate = 48_000, queue = ''): Promise<Int16Array> {
   const clean = sanitizeSpeechText(text);
   if (!clean) return new Int16Array(0);
   const started = performance.now();
   let output: Buffer;
   try {
-    output = await runEspeak(clean, lang, replySignal.getStore());
+    output = await runEspeak(clean, lang, queue, replySignal.getStore());
   } catch (err) {
     if (err instanceof SynthesisAborted) return new Int16Array(0);
     throw err;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, useH264, useOPUS, useVP8, type RTCRtpCodecParameters } from 'werift';
 import { listEvents } from '../events.ts';
-import { WhepBusyError, WhepCodecError, WhepOfferError, checkWhepOffer } from './offer.ts';
+import { WhepBusyError, WhepCodecError, WhepGoneError, WhepOfferError, checkWhepOffer } from './offer.ts';
 import { WhepPeers } from './whep.ts';
 
 // werift's codecs as a browser offers them: H.264 42e01f with packetization-mode=1, NACK and PLI.
@@ -203,5 +203,62 @@ describe('WhepPeers', () => {
     await expect(peers.answer(bad)).rejects.toThrow(WhepOfferError);
     await expect(peers.answer(bad)).rejects.toThrow(/could not be answered/);
     expect(peers.count()).toBe(0);
+  });
+
+  /** This process's open UDP sockets (each werift peer connection holds its own). */
+  const udpSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
+
+  it('a room stopped while offers are being answered keeps no peer: each is refused (gone) and its connection closed', async () => {
+    const viewer = await makeViewer();
+    cleanup.push(() => viewer.pc.close());
+    const before = udpSockets();
+    let gone = 0;
+    for (let round = 0; round < 20; round++) {
+      // Two addresses, as under --lan: werift then runs full ICE and its answer waits on its
+      // sockets, so the stop can land in the middle of it (with one it never yields).
+      const peers = new WhepPeers(`room-stopped-${round}`, 'h264', 4, ['127.0.0.1', '127.0.0.2']);
+      const answering = Promise.allSettled([peers.answer(viewer.offer), peers.answer(viewer.offer)]);
+      // The stop lands at a different point of the negotiation each round.
+      await new Promise((r) => setTimeout(r, round % 5));
+      peers.shutdown();
+      const results = await answering;
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(WhepGoneError);
+      gone += results.filter((r) => r.status === 'rejected').length;
+      expect(peers.count(), `round ${round}`).toBe(0);
+      await expect(peers.answer(viewer.offer)).rejects.toBeInstanceOf(WhepGoneError);
+    }
+    // The stop did land during answers (else this test would prove nothing).
+    expect(gone).toBeGreaterThan(0);
+    // The refused peers' sockets are closed too (werift closes them a moment after close()).
+    await expect.poll(udpSockets, { timeout: 5_000 }).toBe(before);
+  });
+
+  it('closes a peer whose viewer stopped sending STUN (ICE consent), and keeps one that sends it', async () => {
+    // 8 s here (30 s in the stand-in): werift's viewer sends a consent check every 4-6 s.
+    const peers = new WhepPeers('room-consent', 'h264', 4, ['127.0.0.1'], 8_000);
+    cleanup.push(() => peers.closeAll());
+    let heard = 0;
+    peers.on('heard', () => heard++);
+    let viewer!: RTCPeerConnection;
+    const { peerId } = await connectViewer(peers, { beforeConnect: (pc) => (viewer = pc) });
+    await new Promise((r) => setTimeout(r, 10_000));
+    expect(peers.count(), 'a viewer that sends STUN keeps its peer').toBe(1);
+    expect(heard).toBeGreaterThan(0);
+    const closed = new Promise<string>((resolve) => peers.once('peer-closed', resolve));
+    const silencedAt = performance.now();
+    // The viewer vanishes without a word: no close, no more STUN (werift's own consent loop stopped).
+    (viewer.iceTransports[0]!.connection as unknown as { stopConsentLifecycle(): void }).stopConsentLifecycle();
+    expect(await closed).toBe(peerId);
+    expect(performance.now() - silencedAt).toBeGreaterThan(2_000);
+  }, 40_000);
+
+  it('offers loopback candidates only to a viewer on this machine', async () => {
+    const peers = new WhepPeers('room-lan', 'h264', 4, ['192.0.2.10', '127.0.0.1']);
+    cleanup.push(() => peers.closeAll());
+    const viewer = await makeViewer();
+    cleanup.push(() => viewer.pc.close());
+    const hosts = (sdp: string) => [...sdp.matchAll(/^a=candidate:\S+ \d+ udp \d+ (\S+) \d+ typ host/gim)].map((m) => m[1]);
+    expect(new Set(hosts((await peers.answer(viewer.offer, { fromLoopback: false })).answerSdp))).toEqual(new Set(['192.0.2.10']));
+    expect(new Set(hosts((await peers.answer(viewer.offer, { fromLoopback: true })).answerSdp))).toEqual(new Set(['192.0.2.10', '127.0.0.1']));
   });
 });

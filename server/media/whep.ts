@@ -18,7 +18,7 @@ import {
 import { recordEvent } from '../events.ts';
 import { createLogger } from '../log.ts';
 import { AUDIO_PAYLOAD_TYPE, H264_FMTP, VIDEO_PAYLOAD_TYPE, type VideoCodec } from './encoders.ts';
-import { WhepBusyError, WhepOfferError, checkWhepOffer } from './offer.ts';
+import { WhepBusyError, WhepGoneError, WhepOfferError, checkWhepOffer } from './offer.ts';
 
 const log = createLogger('media');
 
@@ -27,6 +27,15 @@ const GATHER_TIMEOUT_MS = 5000;
 const CONNECT_TIMEOUT_MS = 20_000;
 /** werift reports 'disconnected' on consent loss; give the path a moment to recover. */
 const DISCONNECTED_GRACE_MS = 5000;
+/**
+ * A peer whose viewer has sent no STUN binding request for this long is gone, as SRS decides
+ * it (an RTC session dies `stun_timeout`, 30 s, after its last STUN). A browser keeps sending
+ * them on the selected pair every few seconds for as long as it holds the connection (ICE
+ * consent freshness, RFC 7675); werift as an ICE-lite agent sends none itself and would keep a
+ * vanished viewer's peer "connected", and its RTP flowing, for ever.
+ */
+export const CONSENT_TIMEOUT_MS = 30_000;
+const CONSENT_CHECK_MS = 1_000;
 
 interface Peer {
   id: string;
@@ -38,6 +47,19 @@ interface Peer {
   /** Answered but never sent media (the whep-no-media fault: SRS playing a stream nobody publishes). */
   silent: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** performance.now() of the viewer's last STUN binding request (of the answer, before the first). */
+  lastStun: number;
+  /** STUN binding requests received on the peer's candidate pairs so far. */
+  stunSeen: number;
+}
+
+const isLoopback = (address: string): boolean => address.startsWith('127.') || address === '::1';
+
+/** The STUN binding requests the viewer has sent this peer (werift counts them per candidate pair). */
+function stunRequestsReceived(pc: RTCPeerConnection): number {
+  let total = 0;
+  for (const transport of pc.iceTransports) for (const pair of transport.connection.candidatePairs) total += pair.requestsReceived;
+  return total;
 }
 
 function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
@@ -47,8 +69,11 @@ function videoCodecParameters(codec: VideoCodec): RTCRtpCodecParameters {
     : new RTCRtpCodecParameters({ mimeType: 'video/H264', clockRate: 90000, payloadType: VIDEO_PAYLOAD_TYPE, rtcpFeedback, parameters: H264_FMTP });
 }
 
-/** `hostAddresses`: the host candidates, decided by the stand-in from HOST (server/lan.ts); one address is also the one bound. */
-function newPeerConnection(codec: VideoCodec, hostAddresses: readonly string[]): RTCPeerConnection {
+/**
+ * `hostAddresses`: the addresses the stand-in serves media on, decided from HOST (server/lan.ts);
+ * one address is also the one bound. `announced`: those of them this viewer is offered.
+ */
+function newPeerConnection(codec: VideoCodec, hostAddresses: readonly string[], announced: readonly string[]): RTCPeerConnection {
   return new RTCPeerConnection({
     iceServers: [],
     // SRS answers as an ICE-lite agent: it only answers checks, the browser controls. werift
@@ -58,7 +83,7 @@ function newPeerConnection(codec: VideoCodec, hostAddresses: readonly string[]):
     iceLite: hostAddresses.length === 1,
     iceUseIpv4: false,
     iceUseIpv6: false,
-    iceAdditionalHostAddresses: [...hostAddresses],
+    iceAdditionalHostAddresses: [...announced],
     ...(hostAddresses.length === 1 ? { iceInterfaceAddresses: { udp4: hostAddresses[0] } } : {}),
     codecs: {
       video: [videoCodecParameters(codec)],
@@ -83,17 +108,21 @@ function waitForGathering(pc: RTCPeerConnection): Promise<void> {
   });
 }
 
-/** Emits 'peer-connected' (peerId) and 'peer-closed' (peerId). */
+/** Emits 'peer-connected' (peerId), 'peer-closed' (peerId) and 'heard' (a viewer sent STUN). */
 export class WhepPeers extends EventEmitter {
   private readonly peers = new Map<string, Peer>();
   /** Offers being answered: they count against the limit from the moment they arrive. */
   private answering = 0;
+  /** The room's media is closed: no offer being answered may add its peer any more. */
+  private closed = false;
+  private consentTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly roomId: string,
     private readonly codec: VideoCodec = 'h264',
     private readonly maxPeers = 4,
     private readonly hostAddresses: readonly string[] = ['127.0.0.1'],
+    private readonly consentTimeoutMs = CONSENT_TIMEOUT_MS,
   ) {
     super();
   }
@@ -117,18 +146,26 @@ export class WhepPeers extends EventEmitter {
     this.answering++;
   }
 
-  async answer(offerSdp: string, opts: { silent?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
+  async answer(offerSdp: string, opts: { silent?: boolean; fromLoopback?: boolean } = {}): Promise<{ answerSdp: string; peerId: string }> {
+    if (this.closed) throw new WhepGoneError(`room ${this.roomId} has no media: it was stopped`);
     checkWhepOffer(offerSdp, this.codec);
     this.reserve();
     try {
-      return await this.negotiate(offerSdp, opts.silent ?? false);
+      return await this.negotiate(offerSdp, opts.silent ?? false, opts.fromLoopback ?? true);
     } finally {
       this.answering--;
     }
   }
 
-  private async negotiate(offerSdp: string, silent: boolean): Promise<{ answerSdp: string; peerId: string }> {
-    const pc = newPeerConnection(this.codec, this.hostAddresses);
+  /** The host candidates for a viewer: loopback addresses only for one on this machine, who alone can reach them. */
+  private candidatesFor(fromLoopback: boolean): readonly string[] {
+    if (fromLoopback) return this.hostAddresses;
+    const reachable = this.hostAddresses.filter((a) => !isLoopback(a));
+    return reachable.length > 0 ? reachable : this.hostAddresses;
+  }
+
+  private async negotiate(offerSdp: string, silent: boolean, fromLoopback: boolean): Promise<{ answerSdp: string; peerId: string }> {
+    const pc = newPeerConnection(this.codec, this.hostAddresses, this.candidatesFor(fromLoopback));
     const peer: Peer = {
       id: randomUUID(),
       pc,
@@ -138,6 +175,8 @@ export class WhepPeers extends EventEmitter {
       closed: false,
       silent,
       timer: undefined,
+      lastStun: performance.now(),
+      stunSeen: 0,
     };
     try {
       const video = pc.addTransceiver(peer.video, { direction: 'sendonly' });
@@ -154,12 +193,19 @@ export class WhepPeers extends EventEmitter {
       log.warn('whep offer rejected', { roomId: this.roomId, reason });
       throw new WhepOfferError(`the offer could not be answered: ${reason}`);
     }
+    // The room was stopped while this offer was being answered (stop_live, a reclaim): its
+    // peer must not join a pipeline that is gone, where nothing would ever close it.
+    if (this.closed) {
+      void pc.close().catch(() => undefined);
+      throw new WhepGoneError(`room ${this.roomId} was stopped while the offer was answered`);
+    }
     const answerSdp = pc.localDescription?.sdp;
     if (!answerSdp) {
       void pc.close().catch(() => undefined);
       throw new WhepOfferError('the offer could not be answered: no local description');
     }
     this.peers.set(peer.id, peer);
+    this.watchConsent();
     pc.connectionStateChange.subscribe((state) => this.onState(peer, state));
     this.arm(peer, CONNECT_TIMEOUT_MS, 'never connected');
     log.info('whep answer', { roomId: this.roomId, peerId: peer.id, peers: this.peers.size });
@@ -224,6 +270,43 @@ export class WhepPeers extends EventEmitter {
 
   closeAll(): void {
     for (const id of [...this.peers.keys()]) this.close(id);
+  }
+
+  /** The room's media is closing: every peer goes, and an offer still being answered is refused. */
+  shutdown(): void {
+    this.closed = true;
+    this.closeAll();
+  }
+
+  /** Once a second while there are peers: who has sent a STUN request (heard), and who has not for too long. */
+  private watchConsent(): void {
+    if (this.consentTimer) return;
+    this.consentTimer = setInterval(() => {
+      const now = performance.now();
+      let heard = false;
+      for (const peer of [...this.peers.values()]) {
+        let seen = peer.stunSeen;
+        try {
+          seen = stunRequestsReceived(peer.pc);
+        } catch {
+          // A connection werift is tearing down has no pairs to read: it is closing anyway.
+        }
+        if (seen !== peer.stunSeen) {
+          peer.stunSeen = seen;
+          peer.lastStun = now;
+          heard = true;
+        } else if (now - peer.lastStun >= this.consentTimeoutMs) {
+          log.warn('closing peer', { roomId: this.roomId, peerId: peer.id, reason: `no STUN from the viewer for ${this.consentTimeoutMs} ms (ICE consent)` });
+          this.close(peer.id);
+        }
+      }
+      if (heard) this.emit('heard');
+      if (this.peers.size === 0 && this.consentTimer) {
+        clearInterval(this.consentTimer);
+        this.consentTimer = null;
+      }
+    }, CONSENT_CHECK_MS);
+    this.consentTimer.unref();
   }
 
   count(): number {

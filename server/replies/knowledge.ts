@@ -39,6 +39,14 @@ function keywordScore(entry: KnowledgeEntry, words: Set<string>, compact: string
   return score;
 }
 
+/**
+ * How much of a visitor's text is matched against the knowledge base. Every question of the
+ * knowledge base is a short sentence, so nothing beyond this could match it; and the work per
+ * frame (OpenCC's conversion, Unicode normalisation, the keyword scan) must not grow with the
+ * 100,000 characters a frame may carry.
+ */
+export const MAX_MATCHED_CHARS = 500;
+
 export interface Match {
   entry: KnowledgeEntry;
   how: 'exact' | 'keywords' | 'fallback';
@@ -49,7 +57,8 @@ export interface Match {
  * types an English question still gets an answer), then the entry sharing the
  * most keywords, else the polite fallback.
  */
-export function findEntry(text: string): Match {
+export function findEntry(fullText: string): Match {
+  const text = fullText.slice(0, MAX_MATCHED_CHARS);
   // The entries are simplified; a cht visitor types (and taps suggestions) in traditional.
   const norm = normalize(HAN.test(text) ? toSimplified(text) : text);
   // Chinese is written without spaces; compare it without them.

@@ -7,7 +7,7 @@ export const MAX_TEXT_CHARS = 100_000;
 const MAX_ID_CHARS = 200;
 
 export type ClientFrame =
-  | { type: 'offer_2'; roomId: string }
+  | { type: 'offer_2'; roomId: string; deviceId: string | null }
   | { type: 'say_hello'; roomId: string | null; lang: unknown }
   | { type: 'message_text'; roomId: string | null; source: 'nlpmsg' | 'asrcallback'; text: string; msgId: string; lang: unknown; endPoint: boolean }
   | { type: 'break'; roomId: string | null }
@@ -47,7 +47,8 @@ export function parseClientFrame(raw: string): ParseResult {
   switch (type) {
     case 'offer_2':
       if (typeof json.room_id === 'string' && json.room_id.length > MAX_ID_CHARS) return fail(`room_id too long (max ${MAX_ID_CHARS} characters)`);
-      return roomId ? ok({ type, roomId }) : fail('room_id required');
+      // deviceId (specification: sent on every frame) proves the room is this device's.
+      return roomId ? ok({ type, roomId, deviceId: id(json.deviceId) }) : fail('room_id required');
     case 'say_hello':
       return ok({ type, roomId, lang: data.lang });
     case 'message_text': {

@@ -24,7 +24,7 @@ const whep = (roomId: string) => fetch(`${t.base}/rtc/v1/whep/?app=live&stream=$
 async function connect(roomId: string): Promise<SignalingClient> {
   const c = await SignalingClient.connect(t.wsUrl);
   clients.push(c);
-  c.send({ type: 'offer_2', room_id: roomId });
+  c.send({ type: 'offer_2', room_id: roomId, deviceId: 'H5test' });
   await c.next(isCommand('asr_ready'));
   return c;
 }
@@ -94,7 +94,7 @@ describe('faults of a live session', () => {
     const late = await SignalingClient.connect(t.wsUrl);
     clients.push(late);
     room.signalingDown = true;
-    late.send({ type: 'offer_2', room_id: roomId });
+    late.send({ type: 'offer_2', room_id: roomId, deviceId: 'H5test' });
     expect((await late.waitClose()).code).toBe(4003);
   });
 

@@ -4,12 +4,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { hasFault } from '../faults.ts';
 import type { Logger } from '../log.ts';
 import { requestOrigin } from '../http/origin.ts';
 import type { ReplyPart } from '../replies/reply.ts';
 import type { RoomRegistry } from '../rooms.ts';
+import { FRAME_RATE, frameBudget, type FrameRate } from './rate.ts';
 import { SignalingSession, type SessionDeps } from './session.ts';
 
 export const SIGNALING_PATH = '/ws/signaling';
@@ -25,6 +26,8 @@ export interface SignalingOptions {
   play?: SessionDeps['play'];
   limits?: Partial<SignalingLimits>;
   dialect?: SessionDeps['dialect'];
+  /** Overrides the frames and bytes one socket may send (signaling/rate.ts). */
+  rate?: Partial<FrameRate>;
 }
 
 /**
@@ -77,6 +80,10 @@ function throttledWarn(log: Logger, everyMs = 5_000): (message: string, fields: 
   };
 }
 
+function frameBytes(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
+
 function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
 }
@@ -92,6 +99,7 @@ export function createSignaling(opts: SignalingOptions): Signaling {
   let total = 0;
   const warnRefused = throttledWarn(log);
   const warnUnjoined = throttledWarn(log);
+  const warnFlood = throttledWarn(log);
   const release = (address: string): void => {
     total--;
     const left = (perAddress.get(address) ?? 1) - 1;
@@ -123,13 +131,28 @@ export function createSignaling(opts: SignalingOptions): Signaling {
       rooms,
       log,
       origin: requestOrigin(req, opts.fallbackHost()),
+      address,
       ...(opts.play ? { play: opts.play } : {}),
       ...(opts.dialect ? { dialect: opts.dialect } : {}),
     });
     sessions.set(ws, session);
     alive.add(ws);
-    ws.on('pong', () => alive.add(ws));
-    ws.on('message', (data, isBinary) => session.onMessage(data, isBinary));
+    const withinRate = frameBudget({ ...FRAME_RATE, ...opts.rate });
+    // A frame or a pong is the visitor's sign of life for its room (rooms.ts, the silence rule).
+    ws.on('pong', () => {
+      alive.add(ws);
+      session.room?.touch();
+    });
+    ws.on('message', (data, isBinary) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (!withinRate(frameBytes(data))) {
+        warnFlood('signaling connection sent too many frames; closing it', { address, roomId: session.room?.id });
+        ws.close(CLOSE_POLICY, 'too many frames');
+        return;
+      }
+      session.room?.touch();
+      session.onMessage(data, isBinary);
+    });
     ws.on('error', (err) => log.warn('signaling connection error', { roomId: session.room?.id, error: err.message }));
     ws.on('close', (code) => {
       clearTimeout(joinTimer);

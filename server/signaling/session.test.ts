@@ -43,6 +43,23 @@ describe('offer_2', () => {
     expect(c.closed).toBeNull();
   });
 
+  it('refuses a join with another device id than the one that started the room: no asr_ready, no break reaches its avatar', async () => {
+    const { roomId } = await joined();
+    const media = t.medias.get(roomId)!;
+    for (const deviceId of ['H5someoneelse', undefined]) {
+      const other = await SignalingClient.connect(t.wsUrl);
+      clients.push(other);
+      other.send({ type: 'offer_2', room_id: roomId, app_id: 'standin-demo', ...(deviceId ? { deviceId } : {}) });
+      expect((await other.next((f) => f.msg_type === 'error')).text).toBe(`offer_2: room ${roomId} was started by another device (send the deviceId that started it)`);
+      const stops = media.stopCount;
+      other.send({ type: 'break', room_id: roomId, deviceId });
+      expect((await other.next((f) => f.msg_type === 'error' && f.text === 'break: send offer_2 first')).text).toBeDefined();
+      expect(media.stopCount).toBe(stops);
+      expect(other.frames.some((f) => f.command === 'asr_ready')).toBe(false);
+    }
+    expect(t.standin.rooms.get(roomId)!.clients.size).toBe(1);
+  });
+
   it('refuses other frames before offer_2', async () => {
     const c = await SignalingClient.connect(t.wsUrl);
     clients.push(c);

@@ -33,6 +33,8 @@ export interface SessionDeps {
   rooms: RoomRegistry;
   origin: Origin;
   log: Logger;
+  /** The client's address: a socket that proves the room's device_id makes it one of the owner's. */
+  address?: string;
   /** Player timing overrides (tests). */
   play?: { graceMs?: number; startTimeoutMs?: number };
   /** Overrides ASR_END_QUIET_MS (tests). */
@@ -115,7 +117,7 @@ export class SignalingSession implements RoomClient {
   }
 
   private dispatch(frame: ClientFrame): void {
-    if (frame.type === 'offer_2') return this.join(frame.roomId);
+    if (frame.type === 'offer_2') return this.join(frame.roomId, frame.deviceId);
     if (frame.type === 'close_webrtc') return this.close(1000, 'closed by the client');
     const room = this.room;
     if (!room) return this.error(`${frame.type}: send offer_2 first`);
@@ -138,13 +140,18 @@ export class SignalingSession implements RoomClient {
     }
   }
 
-  private join(roomId: string): void {
+  private join(roomId: string, deviceId: string | null): void {
     const room = this.deps.rooms.get(roomId);
     if (!room) {
       this.error(`offer_2: unknown room ${roomId}`);
       // Without the error extension, the specification's own way to say the room is gone.
       if (this.deps.dialect === 'seed') this.sendQuit('The session has ended.');
       return;
+    }
+    // Another device that learns a room id gets nothing of it: not the conversation, not a
+    // break that would cut the owner's avatar short (PROTOCOL.md, *Who owns a room*).
+    if (!room.proveOwner(deviceId, this.deps.address ?? 'unknown')) {
+      return this.error(`offer_2: room ${roomId} was started by another device (send the deviceId that started it)`);
     }
     if (room.signalingDown && hasFault('signaling-down')) return this.close(CLOSE_REFUSED, 'signaling refused (fault signaling-down)');
     if (this.room && this.room !== room) {

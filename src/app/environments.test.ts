@@ -102,11 +102,11 @@ describe('the product environment', () => {
 describe('the local environment on a phone (npm start -- --lan)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it('follows the address the phone used: speech over wss://, the TURN relay on that host and port', () => {
+  it('follows the address the phone used: speech over wss://; no relay credential is built in (the route hands one out)', () => {
     vi.stubGlobal('location', new URL('https://192.168.1.23:8443/25d/demo?relay=1'));
     expect(environmentFor('local')).toMatchObject({
       speechHost: 'wss://192.168.1.23:8443',
-      iceServers: [{ urls: ['turn:192.168.1.23:8443?transport=udp'], username: 'standin', credential: 'standin-relay' }],
+      iceServers: [],
       iceTransportPolicy: 'relay',
       userServiceUrl: '',
       routingServiceUrl: '',
@@ -114,7 +114,7 @@ describe('the local environment on a phone (npm start -- --lan)', () => {
       mediaServerUrl: null,
     });
     vi.stubGlobal('location', new URL('http://127.0.0.1:8080/25d/demo'));
-    expect(environmentFor('local')).toMatchObject({ speechHost: 'ws://127.0.0.1:8080', iceServers: [{ urls: ['turn:127.0.0.1:8080?transport=udp'] }] });
+    expect(environmentFor('local')).toMatchObject({ speechHost: 'ws://127.0.0.1:8080', iceServers: [] });
   });
 });
 

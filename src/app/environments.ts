@@ -53,15 +53,6 @@ function iceFromEnv(): RTCIceServer[] {
   ];
 }
 
-/**
- * The stand-in's TURN relay (server/turn.ts): coturn on UDP at the page's own host and port
- * number, with the stand-in's fixed long-term credential (a local test relay, not a secret).
- */
-export function standinTurn(loc: Pick<Location, 'protocol' | 'hostname' | 'port'>): RTCIceServer {
-  const port = loc.port || (loc.protocol === 'https:' ? '443' : '80');
-  return { urls: [`turn:${loc.hostname}:${port}?transport=udp`], username: 'standin', credential: 'standin-relay' };
-}
-
 /** `?relay=1`: relay-only ICE, where the environment allows it. */
 export function transportPolicyFor(name: EnvName, search: string): RTCIceTransportPolicy {
   if (name !== 'local' && name !== 'debug') return 'all';
@@ -99,7 +90,9 @@ export function environmentFor(name: EnvName): EnvironmentConfig {
         routingServiceUrl: '',
         liveServiceUrl: '',
         mediaServerUrl: null,
-        iceServers: [standinTurn(location)],
+        // The stand-in's TURN relay comes with each session's route, with a time-limited
+        // credential of its own (server/turn.ts); nothing fixed is built in.
+        iceServers: [],
         iceTransportPolicy: transportPolicyFor(name, location.search),
         speechHost: sameOriginWs(),
         specialAccountId: 'gov',

@@ -204,14 +204,15 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   // The peer connection and its offer (ICE gathering included) are made while start_live
   // and the stream poll run, so WHEP can post the moment the stream is up. After the
   // request has left, so this work is not in front of it.
-  whep.prepare(signal);
+  if (route.iceServers) whep.prepare(signal, route.iceServers);
+  else whep.prepare(signal);
   const started = yield* join(starting);
 
   yield* put(connectPhaseReached('stream'));
   const identity = { room_id: started.roomId, app_id: appId, deviceId };
   const signaling: SignalingMemory = { joined: false };
   yield* fork(runSignaling, link, { url: route.websockLink, identity }, signaling);
-  const target = { srsLink: route.srsLink, roomId: started.roomId };
+  const target = { srsLink: route.srsLink, roomId: started.roomId, ...(route.iceServers ? { iceServers: route.iceServers } : {}) };
   yield* call(waitForStream, target, signal);
   // WHEP waits for the room to answer asr_ready.
   if (!signaling.joined) yield* take(roomJoined.type);

@@ -39,6 +39,17 @@ describe('media', () => {
     expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
   });
 
+  it("uses the ICE servers of the session's route for the first connection and for every reconnect", async () => {
+    const relay = [{ urls: ['turn:10.0.0.5:8080?transport=udp'], username: '1700000000:ab12', credential: 'c2lnbmVk' }];
+    h.live.getRoute.mockResolvedValueOnce({ websockLink: 'ws://127.0.0.1/ws/signaling', srsLink: 'http://127.0.0.1', iceServers: relay });
+    await goLive(h);
+    expect(h.whep.prepare).toHaveBeenCalledWith(expect.any(AbortSignal), relay);
+    h.peers[0]?.emitState('disconnected');
+    await h.flush();
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    expect(h.whep.connect.mock.calls.map(([target]) => target.iceServers)).toEqual([relay, relay]);
+  });
+
   it('tries 3 times 2 s apart, then shows reconnectFailed and ends the session', async () => {
     await goLive(h);
     h.plan.peers.splice(0, 1, 'fail');

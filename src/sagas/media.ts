@@ -36,6 +36,8 @@ export const MEDIA_CONNECT_TIMEOUT_MS = 5_000;
 export interface MediaTarget {
   srsLink: string;
   roomId: string;
+  /** The session's ICE servers when its route named them (every reconnect uses them too). */
+  iceServers?: RTCIceServer[];
 }
 
 const iceError = () => endWithAlert('iceError', { id: catalogue.iceError.id });

@@ -29,6 +29,18 @@ describe('parseRouteResponse', () => {
     );
   });
 
+  it('takes the ICE servers a route names (an extension), and ignores a list that is not STUN/TURN servers', () => {
+    const relay = { urls: ['turn:192.168.1.23:8443?transport=udp'], username: '1700000000:ab12', credential: 'c2lnbmVk' };
+    expect(parseRouteResponse(route({ websockLink: 'wss://h/ws', srsLink: '', iceServers: [relay] }), null).iceServers).toEqual([relay]);
+    expect(parseRouteResponse(route({ websockLink: 'wss://h/ws', srsLink: '', iceServers: [{ urls: 'stun:s.example:3478' }] }), null).iceServers).toEqual([
+      { urls: ['stun:s.example:3478'] },
+    ]);
+    for (const bad of ['turn:x', [{ urls: 'https://evil.example' }], [{ urls: ['turn:x'], credential: 7 }], [], [{ urls: [] }], Array(5).fill({ urls: 'turn:x' })]) {
+      const parsed = parseRouteResponse(route({ websockLink: 'wss://h/ws', srsLink: '', iceServers: bad }), null);
+      expect(parsed).toEqual({ websockLink: 'wss://h/ws', srsLink: '' });
+    }
+  });
+
   it('throws routeRefused with the server msg on code 1', () => {
     const error = caught(() => parseRouteResponse({ code: 1, msg: 'route refused' }, null));
     expect(error).toMatchObject({ kind: 'routeRefused', serverText: 'route refused' });

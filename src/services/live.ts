@@ -32,6 +32,11 @@ export interface RouteInfo {
   websockLink: string;
   /** Base URL of the media server; '' means the page's own origin. */
   srsLink: string;
+  /**
+   * ICE servers that came with the route (`data.iceServers`, an extension: the local stand-in
+   * hands each session its own time-limited TURN credential this way). Absent: the build's own.
+   */
+  iceServers?: RTCIceServer[];
 }
 
 export interface StartedLive {
@@ -79,6 +84,38 @@ function srsBase(value: unknown): string | null {
   }
 }
 
+const MAX_ICE_SERVERS = 4;
+const MAX_ICE_URLS = 8;
+const MAX_CREDENTIAL_LENGTH = 512;
+
+function iceUrl(value: unknown): string | null {
+  return typeof value === 'string' && value.length <= 512 && /^(stun|stuns|turn|turns):[^\s]+$/.test(value) ? value : null;
+}
+
+/** `data.iceServers` when it is a well-formed list of STUN/TURN servers; anything else is ignored. */
+function routeIceServers(value: unknown): RTCIceServer[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_ICE_SERVERS) return invalidIce();
+  const servers: RTCIceServer[] = [];
+  for (const entry of value) {
+    if (!isObject(entry)) return invalidIce();
+    const rawUrls = Array.isArray(entry.urls) ? entry.urls : [entry.urls];
+    const urls = rawUrls.map(iceUrl);
+    if (urls.length === 0 || urls.length > MAX_ICE_URLS || urls.some((u) => u === null)) return invalidIce();
+    const username = entry.username;
+    const credential = entry.credential;
+    const fits = (v: unknown) => v === undefined || (typeof v === 'string' && v.length <= MAX_CREDENTIAL_LENGTH);
+    if (!fits(username) || !fits(credential)) return invalidIce();
+    servers.push({ urls: urls as string[], ...(typeof username === 'string' ? { username } : {}), ...(typeof credential === 'string' ? { credential } : {}) });
+  }
+  return servers;
+}
+
+function invalidIce(): undefined {
+  log.warn('route: iceServers ignored (not a list of STUN/TURN servers); using the build\'s');
+  return undefined;
+}
+
 export function parseRouteResponse(body: unknown, mediaServerUrl: string | null): RouteInfo {
   if (!isObject(body)) throw new LiveError('routeFailed', 'route: answer is not an object');
   const code = numberField(body, 'code');
@@ -91,7 +128,8 @@ export function parseRouteResponse(body: unknown, mediaServerUrl: string | null)
   const websockLink = data ? wsUrl(data.websockLink) : null;
   const srsLink = mediaServerUrl !== null ? srsBase(mediaServerUrl) : data ? srsBase(data.srsLink) : null;
   if (!websockLink || srsLink === null) throw new LiveError('routeFailed', 'route: missing or unsafe links');
-  return { websockLink, srsLink };
+  const iceServers = routeIceServers(data?.iceServers);
+  return { websockLink, srsLink, ...(iceServers ? { iceServers } : {}) };
 }
 
 export function parseStartLiveResponse(body: unknown): StartedLive {

@@ -109,6 +109,20 @@ describe('whep', () => {
     expect(connection.connectionState()).toBe('new');
   });
 
+  it("uses the session's own ICE servers (from its route) when given, for a prepared offer and for a reconnect alike", async () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const own = [{ urls: ['turn:10.0.0.5:8080?transport=udp'], username: '1700000000:ab12', credential: 'c2lnbmVk' }];
+    const session = new AbortController();
+    service.prepare(session.signal, own);
+    expect(FakePeerConnection.last?.config.iceServers).toEqual(own);
+    await service.connect({ srsLink: 'http://h', roomId: 'r-1', iceServers: own }, session.signal);
+    await service.connect({ srsLink: 'http://h', roomId: 'r-1', iceServers: own }, session.signal);
+    expect(FakePeerConnection.last?.config.iceServers).toEqual(own);
+    // Without its own, the build's.
+    await service.connect({ srsLink: 'http://h', roomId: 'r-1' }, session.signal);
+    expect(FakePeerConnection.last?.config.iceServers).toEqual([{ urls: 'turn:turn.example:3478', username: 'u', credential: 'c' }]);
+  });
+
   describe('hanging up (DELETE of the Location, RFC 9725)', () => {
     const LOCATION = '/rtc/v1/whep/?action=delete&token=t1&app=live&stream=r-1&session=s1';
     const answered = () => Promise.resolve({ status: 201, text: 'v=0 answer', location: LOCATION });

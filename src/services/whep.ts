@@ -41,9 +41,12 @@ export interface WhepConnection {
 
 export interface WhepService {
   isSupported(): boolean;
-  /** Starts building the offer of the next connect(); closed when `signal` aborts. */
-  prepare(signal: AbortSignal): void;
-  connect(params: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection>;
+  /**
+   * Starts building the offer of the next connect(); closed when `signal` aborts. `iceServers`:
+   * the session's own (from its route), instead of the build's.
+   */
+  prepare(signal: AbortSignal, iceServers?: RTCIceServer[]): void;
+  connect(params: { srsLink: string; roomId: string; iceServers?: RTCIceServer[] }, signal: AbortSignal): Promise<WhepConnection>;
 }
 
 /** 'ice': not one candidate could be gathered (every ICE server refused or unreachable, or relay-only without a relay). */
@@ -204,8 +207,8 @@ export function createWhepService(deps: WhepDeps): WhepService {
     );
   };
 
-  const startOffer = (signal: AbortSignal): Offering => {
-    const pc = createPeer({ iceServers: deps.iceServers, iceTransportPolicy: deps.iceTransportPolicy ?? 'all' });
+  const startOffer = (signal: AbortSignal, iceServers = deps.iceServers): Offering => {
+    const pc = createPeer({ iceServers, iceTransportPolicy: deps.iceTransportPolicy ?? 'all' });
     const connection = wrapConnection(pc, hangUp);
     const offerSdp = (async () => {
       pc.addTransceiver('video', { direction: 'recvonly' });
@@ -232,21 +235,21 @@ export function createWhepService(deps: WhepDeps): WhepService {
   };
 
   /** The prepared offering if it still belongs to a live signal; otherwise a new one. */
-  const takeOffering = (signal: AbortSignal): Offering => {
+  const takeOffering = (signal: AbortSignal, iceServers: RTCIceServer[] | undefined): Offering => {
     const ready = prepared;
     prepared = null;
     if (ready && !ready.signal.aborted) return ready;
-    return startOffer(signal);
+    return startOffer(signal, iceServers);
   };
 
   return {
     isSupported: () => (deps.createPeer ? true : isWebRtcSupported()),
-    prepare(signal) {
+    prepare(signal, iceServers) {
       if (signal.aborted) return;
       if (prepared && !prepared.signal.aborted) return;
       let offering: Offering;
       try {
-        offering = startOffer(signal);
+        offering = startOffer(signal, iceServers);
       } catch (error) {
         // A peer connection the browser refuses (bad ICE server, too many): connect() tries
         // again and reports it where the session expects media failures.
@@ -265,9 +268,9 @@ export function createWhepService(deps: WhepDeps): WhepService {
         { once: true },
       );
     },
-    async connect({ srsLink, roomId }, signal) {
+    async connect({ srsLink, roomId, iceServers }, signal) {
       throwIfAborted(signal, 'WHEP connect aborted');
-      const { connection, pc, offerSdp: offering } = takeOffering(signal);
+      const { connection, pc, offerSdp: offering } = takeOffering(signal, iceServers);
       try {
         // A prepared offer watches its own signal; this connect's may be another.
         const offerSdp = await untilAborted(offering, signal);

@@ -9,7 +9,9 @@
  * and the microphone works. The test process drives the stand-in's control endpoints over its
  * loopback, the only address they answer under `--lan`.
  */
+import { execFile, spawn } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium, devices, expect, request as requests, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS } from '../../playwright.config.ts';
 import { createImpairedLink, impairmentUnavailable, type ImpairedLink } from '../support/impairedLink.ts';
-import { startStandin, type RunningStandin } from '../support/standin.ts';
+import { REPO_ROOT, startStandin, type RunningStandin } from '../support/standin.ts';
+import { startUdpEcho, type TurnProbeInput, type TurnProbeResult } from '../support/turnProbe.ts';
 import { avatarVideo, endButton, expectLive, expectPreSession, LIVE_TIMEOUT_MS, startButton, text, videoAdvances } from './support/app.ts';
 import { installCounters, liveCounts } from './support/counters.ts';
 import { clearEvents, events, startedRooms, stoppedRooms } from './support/standin.ts';
@@ -123,17 +126,65 @@ async function peerInPage(): Promise<PeerView | null> {
   };
 }
 
+/** Runs the TURN probe inside the phone's network namespace, as a device on that network would. */
+async function probeFromPhone(input: TurnProbeInput): Promise<TurnProbeResult> {
+  const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
+    execFile('ip', ['netns', 'exec', link.namespace, process.execPath, '--import', 'tsx', 'tests/support/turnProbe.ts', JSON.stringify(input)], { cwd: REPO_ROOT, timeout: 60_000 }, (err, out) =>
+      err ? reject(err) : resolve({ stdout: out }),
+    ),
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as TurnProbeResult;
+}
+
+/** A UDP echo inside the phone's namespace, on its own address: another host of a network the server routes. */
+async function echoInPhoneNetwork(): Promise<{ port: number; stop(): void }> {
+  const script = `const s=require('node:dgram').createSocket('udp4');s.on('message',(m,r)=>s.send(m,r.port,r.address));s.bind(0,${JSON.stringify(link.nsIp)},()=>console.log(s.address().port));`;
+  const child = spawn('ip', ['netns', 'exec', link.namespace, process.execPath, '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { port: Number(line.toString().trim()), stop: () => child.kill() };
+}
+
 test('npm start -- --lan prints the phone\'s https:// URL, and from the phone the server is reachable on that address only, with its control endpoints closed', async () => {
+  test.setTimeout(120_000);
   expect(standin.url).toBe(`https://0.0.0.0:${port}`);
   expect(standin.printed, 'a demo URL for the LAN address the phone has').toContain(`Demo: ${phoneOrigin}/25d/demo`);
   const page = await openPage();
   expect(await page.evaluate(() => window.isSecureContext), 'a secure context (the microphone needs one)').toBe(true);
   expect(await page.evaluate(() => typeof navigator.mediaDevices?.getUserMedia)).toBe('function');
-
-  // The same server's loopback does not exist for the phone (and nothing of the build names it).
   expect((await (await context.newPage()).goto(`${phoneOrigin}/healthz`))?.status()).toBe(200);
-  await expect((await context.newPage()).goto(`https://127.0.0.1:${port}/healthz`)).rejects.toThrow(/ERR_CONNECTION_REFUSED/);
   expect(await page.content()).not.toContain('127.0.0.1');
+
+  // The relay is no way into the server: with the credential this page is handed, it reaches
+  // the media's LAN address (as the phone does without it) and nothing else, neither the
+  // server's loopback nor another host of a network the server routes.
+  const route = await page.evaluate(async () => (await (await fetch('/get/route', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"uid":"demo","serverName":"standin"}' })).json()) as { data: { iceServers?: RTCIceServer[] } });
+  const [relay] = route.data.iceServers ?? [];
+  expect(relay, 'the route hands the page a relay with its own credential').toMatchObject({ urls: [`turn:${link.hostIp}:${port}?transport=udp`] });
+  const media = await startUdpEcho(link.hostIp);
+  const loopback = await startUdpEcho('127.0.0.1');
+  const elsewhere = await echoInPhoneNetwork();
+  try {
+    const probe = await probeFromPhone({
+      relay: { host: link.hostIp, port },
+      username: relay!.username!,
+      credential: relay!.credential as string,
+      peers: [
+        { host: link.hostIp, port: media.port },
+        { host: '127.0.0.1', port: loopback.port },
+        { host: link.nsIp, port: elsewhere.port },
+      ],
+    });
+    test.info().annotations.push({ type: 'relay', description: JSON.stringify(probe) });
+    expect(probe.refused).toBeNull();
+    expect(probe.peers.map((p) => p.echoed)).toEqual([40, 0, 0]);
+    // The old build's fixed credential is refused outright.
+    const old = await probeFromPhone({ relay: { host: link.hostIp, port }, username: 'standin', credential: 'standin-relay', peers: [{ host: link.hostIp, port: media.port }], packets: 1 });
+    expect(old.refused).not.toBeNull();
+  } finally {
+    media.close();
+    loopback.close();
+    elsewhere.stop();
+  }
 
   // The control endpoints answer this machine only: 403 to the phone, 200 to the loopback.
   const fromPhone = await page.evaluate(async () => (await fetch('/__standin/events')).status);
@@ -158,6 +209,7 @@ test('a whole session from the phone: live video over the LAN address, a typed q
   const peer = (await page.evaluate(peerInPage))!;
   expect(peer.iceServers).toEqual([`turn:${link.hostIp}:${port}?transport=udp`]);
   expect(peer.answerHosts, 'the WHEP answer offers the LAN address').toContain(link.hostIp);
+  expect(peer.answerHosts, 'and nothing the phone cannot reach: no loopback').not.toContain('127.0.0.1');
   expect(peer.remoteAddress, 'the media comes from the LAN address').toBe(link.hostIp);
   const sockets = await page.evaluate(() => (window.__counters?.sockets ?? []).map((s) => s.url));
   expect(sockets.some((url) => url.startsWith(`wss://${link.hostIp}:${port}/`)), sockets.join(' ')).toBe(true);

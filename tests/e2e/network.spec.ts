@@ -9,7 +9,7 @@ import { chromium, devices, expect, test, type Browser, type BrowserContext, typ
 import { CHROMIUM_ARGS } from '../../playwright.config.ts';
 import { createImpairedLink, impairmentUnavailable, TBF_BURST_BYTES, type ImpairedLink } from '../support/impairedLink.ts';
 import { startStandin, type RunningStandin } from '../support/standin.ts';
-import { startTurnRelay, type TurnRelay } from '../../server/turn.ts';
+import { newTurnSecret, startTurnRelay, type TurnRelay } from '../../server/turn.ts';
 import { alertBox, endButton, expectLive, expectPreSession, startButton, text, videoAdvances } from './support/app.ts';
 import { installCounters, liveCounts } from './support/counters.ts';
 import { clearEvents, events, fetchRequester, roomIds, startedRooms, stoppedRooms, type Requester } from './support/standin.ts';
@@ -31,11 +31,13 @@ let api: Requester;
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   link = await createImpairedLink();
-  standin = await startStandin({ env: { HOST: link.hostIp, STANDIN_TURN: '0' } });
+  // The test's own relay on loopback, reached by the browser through the delay line on the link;
+  // the stand-in hands out credentials signed with the relay's secret, and the relay reaches the media's address only.
+  const secret = newTurnSecret();
+  standin = await startStandin({ env: { HOST: link.hostIp, STANDIN_TURN: '0', STANDIN_TURN_SECRET: secret } });
   const port = Number(new URL(standin.url).port);
-  // The test's own relay on loopback, reached by the browser through the delay line on the link.
   const silent = { info: () => undefined, warn: console.warn, error: console.error };
-  turn = await startTurnRelay({ host: '127.0.0.1', port, log: silent });
+  turn = await startTurnRelay({ host: '127.0.0.1', port, log: silent, secret, peers: [link.hostIp] });
   if (!turn) throw new Error('coturn did not start');
   await link.startDelayLine(port);
   api = fetchRequester(standin.url);

@@ -39,6 +39,8 @@ export interface ImpairedLink {
   namespace: string;
   /** The host's address on the veth pair: the stand-in listens there. */
   hostIp: string;
+  /** The namespace's own address on the pair (the browser's, the phone's). */
+  nsIp: string;
   /** A script that runs Chromium inside the namespace (Playwright's executablePath). */
   chromiumWrapper: string;
   /** Connects the delay line to the test's coturn on 127.0.0.1:port, listening on hostIp:port. */
@@ -184,6 +186,7 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
   return {
     namespace,
     hostIp,
+    nsIp,
     chromiumWrapper,
     async startDelayLine(port: number) {
       mediaPort = port;

@@ -3,7 +3,7 @@
  * memory and its helper processes (espeak-ng, ffmpeg). Used by the abuse suite
  * and bench/standin-load.mjs.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 /** VmRSS of `pid` in MB. */
 export function rssMb(pid: number): number {
@@ -58,4 +58,43 @@ export function samplePeak(read: () => number, everyMs = 25): Peak {
       return max;
     },
   };
+}
+
+/** The socket inodes `pid` holds open (its /proc/<pid>/fd links of the form socket:[N]). */
+function socketInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    const match = /^socket:\[(\d+)\]$/.exec(target);
+    if (match?.[1]) inodes.add(match[1]);
+  }
+  return inodes;
+}
+
+/**
+ * The UDP sockets `pid` holds open: each werift peer connection binds its own, each room two
+ * more for its encoders' RTP. Read from /proc/<pid>/net/udp{,6} (the inode is the 10th column)
+ * matched against the process's own socket descriptors.
+ */
+export function udpSocketCount(pid: number): number {
+  const mine = socketInodes(pid);
+  let count = 0;
+  for (const table of ['udp', 'udp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const inode = line.trim().split(/\s+/)[9];
+      if (inode && mine.has(inode)) count++;
+    }
+  }
+  return count;
 }

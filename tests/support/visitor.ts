@@ -2,7 +2,8 @@
  * One visitor's session against a running stand-in, at the Node level and with
  * real media, as the client does it: account, route, start_live, the streams
  * poll, the signaling socket and a WHEP peer (werift) that must receive the
- * avatar's video, then a typed question that must be answered, then the end
+ * avatar's video, then a typed question that must be answered with speech (the
+ * avatar's Opus audio carries the reply's voice, not only its text), then the end
  * (DELETE on the WHEP session, close_webrtc, stop_live).
  *
  * The abuse suite runs it while each hostile input runs, and
@@ -53,6 +54,8 @@ export interface VisitorResult {
   firstFrameMs: number;
   /** From the question to the first `tts` part of its reply. */
   answerMs: number;
+  /** From the question to the avatar's voice saying it (the first audio packet of speech). */
+  spokenMs: number;
   /** The first sentence of the reply. */
   text: string;
   /** The question asked: for a voice turn, as the speech service recognised it. */
@@ -61,6 +64,16 @@ export interface VisitorResult {
 
 const elapsed = (since: number): number => Math.round(performance.now() - since);
 
+/**
+ * An Opus packet at least this large is speech: the stand-in's encoder (32 kbit/s, 20 ms,
+ * VBR) makes 20-39 byte packets of its silence and mostly 80 or more of espeak-ng's speech.
+ */
+const SPEECH_PAYLOAD_BYTES = 60;
+/** The reply's voice must be heard for this many packets (200 ms), not a blip. */
+const SPEECH_PACKETS = 10;
+/** How long after its text the reply's voice may start (the stand-in sends the text as it starts it). */
+const SPEECH_AFTER_TEXT_MS = 3_000;
+
 class StepError extends Error {}
 
 async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
@@ -68,7 +81,9 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (err instanceof StepError) throw err;
-    throw new StepError(`visitor: ${name} failed: ${(err as Error).message}`);
+    // fetch's own message says only "fetch failed": the network error is its cause.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new StepError(`visitor: ${name} failed: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
   }
 }
 
@@ -165,11 +180,19 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
       }
     });
 
+    /** performance.now() of each audio packet of speech. */
+    const speech: number[] = [];
     const firstFrameMs = await step('WHEP', async () => {
       const { pc, sdp } = await within(viewerOffer(), left(), 'the WHEP offer');
       cleanup.push(() => pc.close());
       const firstVideo = new Promise<number>((resolve) => {
         pc.onTrack.subscribe((track) => {
+          if (track.kind === 'audio') {
+            track.onReceiveRtp.subscribe((rtp) => {
+              if (rtp.payload.length >= SPEECH_PAYLOAD_BYTES) speech.push(performance.now());
+            });
+            return;
+          }
           if (track.kind !== 'video') return;
           const { unSubscribe } = track.onReceiveRtp.subscribe(() => {
             unSubscribe();
@@ -190,7 +213,7 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
       return within(firstVideo, left(), 'the first video packet');
     });
 
-    const { answerMs, text } = await step('question', async () => {
+    const { answerMs, spokenMs, text } = await step('question', async () => {
       const from = signaling.frames.length;
       const msgId = `u-${Date.now()}`;
       const asked = performance.now();
@@ -204,12 +227,18 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
       signaling.send({ type: 'message_text', room_id: roomId, source: 'nlpmsg', text: question, data: { msg_id: msgId, lang: 'en' } });
       if (opts.voiceWav) signaling.send({ type: 'message_text', room_id: roomId, source: 'asrcallback', text: question, end_point: true, data: { msg_id: msgId, lang: 'en' } });
       const first = await signaling.next((f: Frame) => f.msg_type === 'tts' && typeof f.text === 'string', left(), from);
-      // Its first part goes out when the avatar starts to speak it: the synthesis ran.
-      return { answerMs: elapsed(asked), text: first.text as string };
+      const answerMs = elapsed(asked);
+      // The text goes out when the avatar starts to speak it, or alone when its synthesis failed
+      // or waited too long (the stand-in then sends it silently): only the audio tells.
+      const textAt = performance.now();
+      const voiced = (): boolean => speech.filter((t) => t >= asked).length >= SPEECH_PACKETS;
+      while (!voiced() && performance.now() - textAt < Math.min(SPEECH_AFTER_TEXT_MS, left())) await new Promise((r) => setTimeout(r, 20));
+      if (!voiced()) throw new Error(`the answer "${String(first.text).slice(0, 60)}" came without the avatar's voice (${speech.filter((t) => t >= asked).length} audio packets of speech)`);
+      return { answerMs, spokenMs: Math.round(speech.find((t) => t >= asked)! - asked), text: first.text as string };
     });
     await opts.hold?.();
     signaling.send({ type: 'close_webrtc', room_id: roomId });
-    return { roomId, firstFrameMs, answerMs, text, question };
+    return { roomId, firstFrameMs, answerMs, spokenMs, text, question };
   } finally {
     for (const f of cleanup.reverse()) await f();
   }

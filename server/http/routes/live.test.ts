@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clearFaults, setFaults } from '../../faults.ts';
@@ -5,7 +6,7 @@ import { postJson, startRoom, startTestStandin, type TestStandin } from '../test
 
 let t: TestStandin;
 beforeAll(async () => {
-  t = await startTestStandin({ maxRooms: 3 });
+  t = await startTestStandin({ maxRooms: 3, allowedHosts: ['demo.example'] });
 });
 afterAll(() => t.close());
 afterEach(async () => {
@@ -38,11 +39,38 @@ describe('POST /get/route', () => {
     });
   });
 
-  it('builds the links from the Host header, and ignores a Host that is not a host', async () => {
+  it('builds the links from the Host header (an allowed name or an address), and refuses a Host that is not a host', async () => {
     const good = await rawPost('/get/route', '{"uid":"demo"}', 'demo.example:9000');
     expect((good.json.data as Record<string, string>).websockLink).toBe('ws://demo.example:9000/ws/signaling');
+    const address = await rawPost('/get/route', '{"uid":"demo"}', '192.0.2.7:9000');
+    expect((address.json.data as Record<string, string>).srsLink).toBe('http://192.0.2.7:9000');
     const bad = await rawPost('/get/route', '{"uid":"demo"}', 'evil.example/"><script>');
-    expect((bad.json.data as Record<string, string>).srsLink).toBe(t.base);
+    expect(bad.status).toBe(403);
+    expect(bad.json.data).toBeUndefined();
+  });
+
+  it("hands each page the relay with a credential of its own, signed with the relay's secret and valid for a day", async () => {
+    const secret = 'relay-secret-of-this-test';
+    let up = true;
+    const withRelay = await startTestStandin({ relay: { secret, available: () => up } });
+    try {
+      const port = new URL(withRelay.base).port;
+      const routeOf = async () => ((await postJson(withRelay.base, '/get/route', { uid: 'demo', serverName: 'standin' })).json.data as Record<string, unknown>).iceServers;
+      const [first] = (await routeOf()) as { urls: string[]; username: string; credential: string }[];
+      expect(first!.urls).toEqual([`turn:127.0.0.1:${port}?transport=udp`]);
+      const [expiry, tag] = first!.username.split(':');
+      expect(Number(expiry) - Date.now() / 1000).toBeGreaterThan(24 * 3600 - 60);
+      expect(Number(expiry) - Date.now() / 1000).toBeLessThanOrEqual(24 * 3600);
+      expect(tag).toMatch(/^[0-9a-f]{12}$/);
+      expect(first!.credential).toBe(createHmac('sha1', secret).update(first!.username).digest('base64'));
+      const [second] = (await routeOf()) as { username: string }[];
+      expect(second!.username, 'each route answer gets its own').not.toBe(first!.username);
+      // No relay running: no credential, and the client keeps its build's ICE servers.
+      up = false;
+      expect(await routeOf()).toBeUndefined();
+    } finally {
+      await withRelay.close();
+    }
   });
 
   it('requires a uid', async () => {

@@ -6,8 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { faultsChange, hasFault } from '../../faults.ts';
 import type { Logger } from '../../log.ts';
 import type { RoomRegistry } from '../../rooms.ts';
+import { turnCredential } from '../../turn.ts';
 import { HttpError, requireString } from '../body.ts';
-import type { Route } from '../router.ts';
+import { clientAddress } from '../clients.ts';
+import { hostName } from '../hosts.ts';
+import type { Route, RouteContext } from '../router.ts';
 
 export interface LiveDeps {
   rooms: RoomRegistry;
@@ -18,6 +21,27 @@ export interface LiveDeps {
   lateStartMs: number;
   /** Aborted when the stand-in closes, so a held answer does not keep it alive. */
   shutdown: AbortSignal;
+  /** The TURN relay (coturn on UDP at the HTTP port's number), when there is one. */
+  relay?: { secret: string; available(): boolean; port(): number };
+}
+
+/**
+ * The relay for this page, with a credential of its own (PROTOCOL.md, *The TURN relay*): at the
+ * host the page used, on UDP at the stand-in's port number. An extension of the route answer:
+ * a client takes it when present and keeps its build's ICE servers otherwise.
+ */
+function iceServers(relay: LiveDeps['relay'], req: RouteContext['req'], fallbackHost: string): RTCIceServerJson[] | null {
+  if (!relay?.available()) return null;
+  const host = hostName(req.headers.host ?? '') ?? hostName(fallbackHost) ?? '127.0.0.1';
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const { username, credential } = turnCredential(relay.secret);
+  return [{ urls: [`turn:${shown}:${relay.port()}?transport=udp`], username, credential }];
+}
+
+interface RTCIceServerJson {
+  urls: string[];
+  username: string;
+  credential: string;
 }
 
 /** A required string field, with the error shaped like the service's own answers. */
@@ -58,17 +82,18 @@ export function liveRoutes(deps: LiveDeps): Route[] {
       body: 'json',
       record: true,
       cors: true,
-      handle({ body, origin }) {
+      handle({ req, body, origin }) {
         if (hasFault('route-error')) return { status: 500, json: { code: -1, msg: 'routing service failure (fault route-error)' } };
         if (hasFault('route-code1')) return { status: 200, json: { code: 1, msg: 'route refused' } };
         field(body, 'uid', (msg) => ({ code: -1, msg }));
+        const ice = iceServers(deps.relay, req, new URL(origin.http).host);
         return {
           status: 200,
           json: {
             code: 0,
             msg: 'ok',
             // The 3D renderer link of the real service; this client does not use it.
-            data: { webglLin: '', websockLink: `${origin.ws}/ws/signaling`, srsLink: origin.http },
+            data: { webglLin: '', websockLink: `${origin.ws}/ws/signaling`, srsLink: origin.http, ...(ice ? { iceServers: ice } : {}) },
           },
         };
       },
@@ -79,7 +104,7 @@ export function liveRoutes(deps: LiveDeps): Route[] {
       body: 'json',
       record: true,
       cors: true,
-      async handle({ body, signal }) {
+      async handle({ req, body, signal }) {
         if (hasFault('start-live-error')) return { status: 200, json: startError('no avatar available') };
         const shape = (msg: string) => startError(msg);
         const init = { appId: field(body, 'app_id', shape), uid: field(body, 'uid', shape), deviceId: field(body, 'device_id', shape) };
@@ -90,7 +115,8 @@ export function liveRoutes(deps: LiveDeps): Route[] {
         }
         let room;
         try {
-          room = rooms.create(init);
+          // The address it came from is the owner's (PROTOCOL.md, *Who owns a room*).
+          room = rooms.create({ ...init, address: clientAddress(req) });
         } catch (err) {
           log.error('could not start a media pipeline', { error: String(err) });
           return { status: 200, json: startError('no avatar available') };

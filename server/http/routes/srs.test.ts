@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../events.ts';
 import { clearFaults, setFaults } from '../../faults.ts';
@@ -31,6 +32,33 @@ async function streams(count = 100): Promise<{ code: number; streams: Stream[]; 
 
 const whep = (roomId: string, body: string = FAKE_OFFER, app = 'live'): Promise<Response> =>
   fetch(`${t.base}/rtc/v1/whep/?app=${app}&stream=${roomId}`, { method: 'POST', headers: { 'content-type': 'application/sdp' }, body });
+
+/** A request from another address of this machine: another device, as far as the stand-in can tell. */
+function fromAddress(localAddress: string, method: string, path: string, body = ''): Promise<{ status: number; text: string }> {
+  const url = new URL(t.base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path, method, localAddress, headers: { 'content-type': 'application/sdp' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('a stream belongs to the device that started it', () => {
+  it('answers WHEP offers from its addresses only, and lists it to them only', async () => {
+    const roomId = await startRoom(t.base);
+    const other = await fromAddress('127.0.0.2', 'POST', `/rtc/v1/whep/?app=live&stream=${roomId}`, FAKE_OFFER);
+    expect(other.status).toBe(403);
+    expect(other.text).toMatch(/belongs to another device/);
+    expect((await whep(roomId)).status).toBe(201);
+    const listed = await fromAddress('127.0.0.2', 'GET', '/api/v1/streams/?count=100');
+    expect((JSON.parse(listed.text) as { streams: Stream[] }).streams.map((s) => s.name)).not.toContain(roomId);
+    expect((await streams()).streams.map((s) => s.name)).toContain(roomId);
+  });
+});
 
 describe('GET /api/v1/streams/', () => {
   it('answers the path without the slash with the 302 SRS gives, to the slashed path with the same query', async () => {

@@ -8,7 +8,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../events.ts';
 import { hasFault } from '../../faults.ts';
 import type { Logger } from '../../log.ts';
+import { isLoopbackAddress } from '../../lan.ts';
 import type { Room, RoomRegistry } from '../../rooms.ts';
+import { clientAddress } from '../clients.ts';
 import type { HttpReply, Route, RouteContext } from '../router.ts';
 
 export interface SrsDeps {
@@ -111,7 +113,7 @@ export function srsRoutes(deps: SrsDeps): Route[] {
       path: STREAMS_PATH,
       record: true,
       cors: true,
-      handle({ url, origin }) {
+      handle({ req, url, origin }) {
         // SRS registers the slashed pattern; its mux answers the bare path with a redirect.
         if (!url.pathname.endsWith('/')) {
           const location = STREAMS_PATH + url.search;
@@ -119,8 +121,13 @@ export function srsRoutes(deps: SrsDeps): Route[] {
         }
         const count = Math.min(1000, Math.max(1, Number.parseInt(url.searchParams.get('count') ?? '10', 10) || 10));
         const host = new URL(origin.http).host;
+        // A device sees its own streams: a room id is no one else's business (SRS lists every
+        // stream; it has no notion of an owner). Tools on the machine see the rooms started
+        // from its address, as the tests' and the benchmarks' own are.
+        const from = clientAddress(req);
         const streams = rooms
           .list()
+          .filter((room) => room.ownedFrom(from))
           .slice(0, count)
           .map((room) => srsStream(room, host));
         return { status: 200, json: { code: 0, server: SERVER_ID, service: SERVICE_ID, pid: String(process.pid), streams } };
@@ -137,16 +144,24 @@ export function srsRoutes(deps: SrsDeps): Route[] {
         if (hasFault('whep-refuse')) return closeWithoutAnswer(req);
         const room = whepRoom(url, rooms);
         if (!('media' in room)) return room;
+        // The offer carries no device id (the specification's call): it is the owner's when it
+        // comes from an address the owner proved its device_id from (start_live, offer_2).
+        const from = clientAddress(req);
+        if (!room.ownedFrom(from)) {
+          log.warn('WHEP offer refused: not from the device that started the room', { roomId: room.id, from });
+          return text(403, `stream ${room.id} belongs to another device: play it from the device that started it (its start_live and signaling)`);
+        }
         if (room.mediaDown && hasFault('media-down')) return text(503, 'media server unavailable (fault media-down)');
         let answer: { answerSdp: string; peerId: string };
         try {
-          answer = await room.media.answerWhep(body as string, { silent: hasFault('whep-no-media') });
+          answer = await room.media.answerWhep(body as string, { silent: hasFault('whep-no-media'), fromLoopback: isLoopbackAddress(from) });
         } catch (err) {
           if (errorNamed(err, 'WhepCodecError')) {
             log.warn('WHEP offer refused, closing the connection as SRS does', { roomId: room.id, reason: (err as Error).message });
             return closeWithoutAnswer(req);
           }
           if (errorNamed(err, 'WhepBusyError')) return text(503, (err as Error).message);
+          if (errorNamed(err, 'WhepGoneError')) return text(404, `stream not found: ${(err as Error).message}`);
           if (errorNamed(err, 'WhepOfferError')) return text(400, `bad SDP offer: ${(err as Error).message}`);
           log.error('WHEP answer failed', { roomId: room.id, error: String(err) });
           return text(503, `could not answer the offer: ${(err as Error).message}`);

@@ -181,10 +181,10 @@ export function createFakes(options: FakeOptions = {}) {
 
   const whep = {
     isSupported: vi.fn(() => true),
-    prepare: vi.fn((signal: AbortSignal) => {
+    prepare: vi.fn((signal: AbortSignal, _iceServers?: RTCIceServer[]) => {
       signals.whepPrepare?.push(signal);
     }),
-    connect: vi.fn((_target: { srsLink: string; roomId: string }, signal: AbortSignal): Promise<WhepConnection> => {
+    connect: vi.fn((_target: { srsLink: string; roomId: string; iceServers?: RTCIceServer[] }, signal: AbortSignal): Promise<WhepConnection> => {
       signals.whep?.push(signal);
       const behaviour = next(plan.peers);
       if (behaviour === 'fail') return Promise.reject(new Error('WHEP answer rejected (HTTP 500)'));
