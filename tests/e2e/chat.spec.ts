@@ -289,7 +289,7 @@ test('a rich conversation reads like a polished messenger at 390×844', async ({
   const glass = page.locator('.live .related__chip, .live .btn--glass, .live .round-btn');
   expect(await glass.count()).toBeGreaterThan(4);
   const blurring = await page.locator('.live').evaluate((live) =>
-    [live, ...live.querySelectorAll('*')].filter((el) => getComputedStyle(el).backdropFilter !== 'none').map((el) => el.className),
+    [live, ...Array.from(live.querySelectorAll('*'))].filter((el) => getComputedStyle(el).backdropFilter !== 'none').map((el) => el.className),
   );
   expect(blurring).toEqual([]);
 
