@@ -6,6 +6,7 @@ import { endRequested } from '../features/session/sessionSlice.ts';
 import { muteToggled } from '../features/voice/voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
+import { MEDIA_RECONNECT_DELAY_MS } from './media.ts';
 import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
@@ -451,6 +452,43 @@ describe('call mode: controls', () => {
     await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
     await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-3' });
     expect(voice().pipeline().thresholds).toEqual([]);
+  });
+
+  // A reconnect replaces the avatar's stream: a gate still comparing with the stopped one
+  // would never close, and the avatar's echo would interrupt it again (issue 29).
+  it("a media reconnect mid-call moves the echo gate to the avatar's new stream, and its echo is still not the visitor", async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    expect(pipeline.setFarEnd).not.toHaveBeenCalled();
+    h.peers[0]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    const replaced = h.peers[1]?.stream;
+    expect(h.services.remoteMedia.get()).toBe(replaced);
+    expect(pipeline.setFarEnd).toHaveBeenLastCalledWith(replaced);
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    voice().recognizer().final('will come to our plenty');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(h.sentOf('break')).toEqual([]);
+    expect(pipeline.thresholds).toEqual([]);
+  });
+
+  it('an avatar stream without audio after a reconnect brings back the older guard (the raised threshold) until one with audio comes', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    pipeline.setFarEnd.mockReturnValue(false);
+    h.peers[0]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
+    expect(pipeline.thresholds).toEqual([{ positiveSpeechThreshold: AVATAR_SPEAKING_POSITIVE_THRESHOLD }]);
+    pipeline.setFarEnd.mockReturnValue(true);
+    h.peers[1]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    expect(pipeline.setFarEnd).toHaveBeenLastCalledWith(h.peers[2]?.stream);
+    expect(pipeline.thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9 });
   });
 
   it('failures far apart, with phrases recognized in between, do not add up to the end of a call', async () => {

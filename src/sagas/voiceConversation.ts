@@ -64,6 +64,7 @@ import { createLogger } from '../services/logger.ts';
 import type { VoiceService } from '../services/voice.ts';
 import type { CallPipeline } from '../services/voice.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
+import { avatarStreamChannel } from './channels/avatarStreamChannel.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
 import {
@@ -124,6 +125,12 @@ export interface ConversationContext {
    * not hear is the avatar's echo.
    */
   echoGated: boolean;
+  /**
+   * The avatar's stream given to the pipeline at the start. A media reconnect replaces the
+   * stream (remoteMedia): the echo gate is moved to the new one, so it never compares the
+   * microphone with a stream that has stopped.
+   */
+  farEnd: MediaStream | null;
 }
 
 const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end'];
@@ -201,28 +208,35 @@ function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
   }
 }
 
-/** Raises or restores the VAD threshold when the avatar starts or stops speaking; returns the new state. */
-function* syncThreshold(pipeline: CallPipeline, raised: boolean) {
-  const speaking = (yield* select(selectAvatarActivity)) === 'speaking';
-  if (speaking === raised) return raised;
+/**
+ * Raises the VAD threshold while the avatar speaks and no echo gate hears it, restores it
+ * otherwise; returns whether it is raised now.
+ */
+function* syncThreshold(pipeline: CallPipeline, raised: boolean, gated: boolean) {
+  const raise = !gated && (yield* select(selectAvatarActivity)) === 'speaking';
+  if (raise === raised) return raised;
   try {
-    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(speaking));
+    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(raise));
   } catch (error) {
     log.warn('could not change the VAD threshold', String(error));
   }
-  return speaking;
+  return raise;
 }
 
 export function* converse(ctx: ConversationContext) {
-  const { platform } = yield* services();
+  const { platform, remoteMedia } = yield* services();
   const { voice, pipeline, events, feed, scope, asr } = ctx;
   let lang = yield* select(selectLang);
   let restarts = 0;
   /** When the failed recognizer is to be opened again (a restart's back-off), or null. */
   let restartAt: number | null = null;
   let sentences = initialSentenceState;
+  /** Whether the echo gate has the avatar's current audio to compare with. */
+  let gated = ctx.echoGated;
+  /** The avatar's stream the gate was last given. */
+  let farEnd = ctx.farEnd;
   /** Whether the threshold is raised now (never with the echo gate, which does that job). */
-  let raised = ctx.avatarSpeaking && !ctx.echoGated;
+  let raised = ctx.avatarSpeaking && !gated;
   /** Whether the avatar was speaking at the last look. */
   let speaking = ctx.avatarSpeaking;
   /** When to check that the microphone has given any audio (null: it has, or the call is muted). */
@@ -233,7 +247,7 @@ export function* converse(ctx: ConversationContext) {
   let spokeAt = ctx.avatarSpeaking ? Date.now() : 0;
   const actions: Actions = {
     // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
-    avatarEchoes: () => ctx.echoGated && (speaking || Date.now() - EARLY_PHRASE_MS - spokeAt < ECHO_TAIL_MS),
+    avatarEchoes: () => gated && (speaking || Date.now() - EARLY_PHRASE_MS - spokeAt < ECHO_TAIL_MS),
     hold: () => {
       if (held) return;
       held = true;
@@ -277,7 +291,20 @@ export function* converse(ctx: ConversationContext) {
   // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
   // mute tapped during such a wait must not be lost (a lost Hang up left the call running).
   const controls = yield* actionChannel(isControl, buffers.expanding<Action>(8));
+  const avatarStreams = avatarStreamChannel(remoteMedia);
+  /** Moves the echo gate to the avatar's current stream, if a reconnect replaced it. */
+  const followAvatar = function* () {
+    const next = remoteMedia.get();
+    if (next === farEnd) return;
+    farEnd = next;
+    const was = gated;
+    gated = pipeline.setFarEnd(next);
+    log.info("the echo gate follows the avatar's new stream", { gated, was });
+    raised = yield* call(syncThreshold, pipeline, raised, gated);
+  };
   try {
+    // The stream may have changed while the call was starting.
+    yield* followAvatar();
     // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
     let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
     for (;;) {
@@ -289,7 +316,9 @@ export function* converse(ctx: ConversationContext) {
         ready: call(settle, pending ?? never()),
         restart: restartAt !== null ? delay(Math.max(0, restartAt - Date.now())) : call(never),
         audioCheck: audioCheckAt !== null ? delay(Math.max(0, audioCheckAt - Date.now())) : call(never),
+        avatarStream: take(avatarStreams),
       });
+      if (wake.avatarStream) yield* followAvatar();
       const left = control && callLeft.match(control);
       const mute = control && muteToggled.match(control);
       const langChange = control && langChosen.match(control) ? control : undefined;
@@ -372,10 +401,11 @@ export function* converse(ctx: ConversationContext) {
       speaking = (yield* select(selectAvatarActivity)) === 'speaking';
       // With the echo gate the VAD keeps its normal threshold: the gate keeps the avatar's
       // echo out, and a raised threshold would only make the visitor harder to hear.
-      if (!ctx.echoGated) raised = yield* call(syncThreshold, pipeline, raised);
+      raised = yield* call(syncThreshold, pipeline, raised, gated);
     }
   } finally {
     controls.close();
+    avatarStreams.close();
     release();
   }
 }

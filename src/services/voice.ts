@@ -75,6 +75,7 @@ export function createVoiceService(
       mute: (muted) => pipeline.mute(muted),
       setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
       setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
+      setFarEnd: (stream) => pipeline.setFarEnd(stream),
       stop: () => (stopping ??= pipeline.stop({ keepWarm: true }).then((warm) => keeper.give(warm))),
     };
   };

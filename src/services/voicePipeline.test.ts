@@ -306,6 +306,49 @@ describe('startVoicePipeline', () => {
     await pipeline.stop();
   });
 
+  it("the echo gate follows the avatar's stream: setFarEnd moves the worklet's second input to the new one", async () => {
+    const b = fakeBrowser();
+    const withAudio = () => ({ getAudioTracks: () => [{}], getTracks: () => [{}] }) as unknown as MediaStream;
+    const first = withAudio();
+    const pipeline = await startVoicePipeline({ farEnd: first }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 2, processorOptions: { echoGateDb: -18 } });
+    // The microphone, then the avatar into input 1.
+    expect(b.made.sources).toHaveLength(2);
+    expect(b.made.sources[1]?.connected).toHaveLength(1);
+    expect(pipeline.setFarEnd(withAudio())).toBe(true);
+    expect(b.made.sources[1]?.disconnected).toBe(1);
+    expect(b.made.sources[2]?.connected).toHaveLength(1);
+    // A stream without audio (or none): nothing to compare with, the gate lets everything through.
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [], getTracks: () => [] } as unknown as MediaStream)).toBe(false);
+    expect(b.made.sources[2]?.disconnected).toBe(1);
+    expect(b.made.sources).toHaveLength(3);
+    expect(pipeline.setFarEnd(null)).toBe(false);
+    await pipeline.stop();
+    expect(pipeline.setFarEnd(withAudio())).toBe(false);
+  });
+
+  it('a call started while there is no avatar stream still builds the gate, which takes the stream once it comes', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({ farEnd: null }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 2 });
+    expect(b.made.sources).toHaveLength(1);
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [{}], getTracks: () => [{}] } as unknown as MediaStream)).toBe(true);
+    expect(b.made.sources[1]?.connected).toHaveLength(1);
+    await pipeline.stop();
+  });
+
+  it('hold to talk (no voice detection) has no gate: one input, and setFarEnd changes nothing', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({ detectVoice: false, farEnd: null }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 1 });
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [{}], getTracks: () => [{}] } as unknown as MediaStream)).toBe(false);
+    expect(b.made.sources).toHaveLength(1);
+    await pipeline.stop();
+  });
+
   it('an interruption the context comes back from (a Siri prompt) goes unnoticed by the call', async () => {
     vi.useFakeTimers();
     const b = fakeBrowser();

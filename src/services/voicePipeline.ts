@@ -51,7 +51,8 @@ export interface VoicePipelineOptions {
   /**
    * The avatar's received audio (a call): the capture worklet's echo gate compares the
    * microphone's level with it, and voice detection hears silence where the microphone
-   * carries only the avatar's echo (ECHO_GATE_DB).
+   * carries only the avatar's echo (ECHO_GATE_DB). Given at all (null too: no avatar
+   * stream at the moment), the gate is built and setFarEnd follows the avatar's stream.
    */
   farEnd?: MediaStream | null;
   /**
@@ -84,6 +85,11 @@ export interface VoicePipeline {
   setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;
   /** The page holds the avatar's voice (false) or plays it (true): the echo gate follows. */
   setFarEndAudible(audible: boolean): void;
+  /**
+   * The avatar's stream changed (a media reconnect): the echo gate compares with the new
+   * one. Returns whether the gate now has the avatar's audio (false without a gate).
+   */
+  setFarEnd(stream: MediaStream | null): boolean;
   /** Releases everything; with keepWarm the VAD worker survives and is returned. */
   stop(): Promise<void>;
   stop(options: { keepWarm: true }): Promise<WarmVoice>;
@@ -355,7 +361,7 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     vadPort: vad?.port ?? null,
     createNode: deps.createWorkletNode,
     ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
-    ...(options.farEnd && vad && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
+    ...(options.farEnd !== undefined && vad && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
     onReport: (report) => {
       if (report?.type === 'error') log.warn(`capture worklet: ${report.message}`);
       else if (report?.type === 'gated') log.info('echo gate: frames heard as the avatar only', { frames: report.frames });
@@ -437,6 +443,7 @@ function wire({ options, deps, context, stream, vad, cleanup, release }: WireArg
     setFarEndAudible: (audible) => {
       if (!stopped) capture.setFarEndAudible(audible);
     },
+    setFarEnd: (stream) => !stopped && capture.setFarEnd(stream),
     stop: stop as VoicePipeline['stop'],
   };
 }

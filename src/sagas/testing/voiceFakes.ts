@@ -28,6 +28,8 @@ export class FakePipeline implements VoicePipeline {
     return Promise.resolve();
   });
   readonly setFarEndAudible = vi.fn<(audible: boolean) => void>();
+  /** Like the real one: the gate has the avatar's audio when it is given a stream. */
+  readonly setFarEnd = vi.fn((stream: MediaStream | null) => stream !== null);
   readonly stop = vi.fn(() => {
     this.stopped = true;
     return Promise.resolve();
