@@ -3,7 +3,7 @@ import { callLeft, callRequested, modeSwitched } from '../features/input/inputSl
 import { langChosen } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { endRequested } from '../features/session/sessionSlice.ts';
-import { muteToggled } from '../features/voice/voiceSlice.ts';
+import { muteToggled, selectVoiceStatus } from '../features/voice/voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
 import { MEDIA_RECONNECT_DELAY_MS } from './media.ts';
@@ -374,6 +374,61 @@ describe('call mode: controls', () => {
     await h.flush();
     expect(h.state().voice.call).toBe('off');
     expect(h.noticeIds()).toEqual([catalogue.mediaAccessFailed.id]);
+  });
+
+  // Issue 29: an iOS phone call or Siri takes the page's audio mid-call.
+  it('another app taking the audio pauses the call: no recognizer, capture paused, the status says so, and nothing the microphone gives is sent; when the audio is back the call listens again', async () => {
+    await startCall();
+    const first = voice().recognizer();
+    const pipeline = voice().pipeline();
+    pipeline.audioLost('interrupted');
+    await h.flush();
+    expect(first.stopped).toBe(true);
+    expect(pipeline.mute).toHaveBeenLastCalledWith(true);
+    expect(selectVoiceStatus(h.state())).toBe('paused');
+    expect(h.state().voice.muted).toBe(false);
+    // Whatever still comes goes nowhere: no recognizer, no sentence, no break.
+    pipeline.speechStart();
+    pipeline.pcm(5);
+    first.final('where is the nearest store');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sent()).toEqual([]);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(1);
+    // A language chosen meanwhile waits for the audio too; the visitor's mute is theirs.
+    h.dispatch(langChosen('jp'));
+    await h.advance(NO_AUDIO_MS * 2);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.call).toBe('active');
+    expect(voice().service.resumeAvatarVoice).not.toHaveBeenCalled();
+
+    pipeline.audioBack();
+    await h.flush();
+    expect(selectVoiceStatus(h.state())).toBe('listening');
+    expect(pipeline.mute).toHaveBeenLastCalledWith(false);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(2);
+    expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ lang: 'jp' }));
+    expect(voice().service.resumeAvatarVoice).toHaveBeenCalledTimes(1);
+    pipeline.speechStart();
+    await h.flush();
+    pipeline.speechEnd();
+    voice().recognizer().final('what are your opening hours');
+    await h.flush();
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'what are your opening hours' })]);
+  });
+
+  it('muted before the audio was taken, the call comes back muted', async () => {
+    await startCall();
+    h.dispatch(muteToggled());
+    await h.flush();
+    voice().pipeline().audioLost('interrupted');
+    await h.flush();
+    voice().pipeline().audioBack();
+    await h.flush();
+    expect(voice().pipeline().mute).toHaveBeenLastCalledWith(true);
+    expect(selectVoiceStatus(h.state())).toBe('muted');
+    const before = voice().recognizer().writes;
+    voice().pipeline().pcm(2);
+    expect(voice().recognizer().writes).toBe(before);
   });
 
   it('hang up returns to the previous mode and releases the microphone and the recognizer', async () => {

@@ -29,6 +29,11 @@
  *   "text not recognised" toast.
  * - A microphone that opened but delivers no audio within NO_AUDIO_MS of the call's start
  *   (or of an unmute, while nothing has come yet) ends the call with "unable to record sound".
+ * - Another app taking the page's audio (an iOS phone call or Siri: the AudioContext is
+ *   'interrupted') pauses the call: recognition stops, voice detection and capture pause,
+ *   nothing is asked of the audio until it is back (services/voicePipeline.ts); then the
+ *   call listens again with a new recognizer, and the avatar's voice plays again if the
+ *   system had paused it.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -51,6 +56,8 @@ import {
   type SentenceOutput,
 } from '../features/voice/sentences.ts';
 import {
+  callAudioBack,
+  callAudioLost,
   muteToggled,
   partialRecognized,
   selectAvatarActivity,
@@ -243,6 +250,8 @@ export function* converse(ctx: ConversationContext) {
   let audioCheckAt: number | null = feed.received === 0 ? Date.now() + NO_AUDIO_MS : null;
   /** The avatar's voice is held (muted in the page) from the visitor's onset to its next reply. */
   let held = false;
+  /** Another app has the page's audio: the call is paused (no recognizer, capture paused). */
+  let away = false;
   /** When the avatar was last seen speaking (Date.now()), 0 for never. */
   let spokeAt = ctx.avatarSpeaking ? Date.now() : 0;
   const actions: Actions = {
@@ -356,7 +365,8 @@ export function* converse(ctx: ConversationContext) {
         }
       }
       if (wake.tick) step({ type: 'tick' });
-      const event = wake.event;
+      // Paused, a detection still on its way from before the pause is not the visitor.
+      const event = away && (wake.event?.type === 'speechStart' || wake.event?.type === 'speechEnd' || wake.event?.type === 'misfire') ? undefined : wake.event;
       if (event?.type === 'speechStart') {
         step({ type: 'speechStart', msgId: platform.randomUUID() });
         yield* put(vadSpeechStarted());
@@ -375,7 +385,39 @@ export function* converse(ctx: ConversationContext) {
         log.warn('recognition failed during the call', { details: event.details, connectionLost: event.connectionLost, restarts });
         if (!(yield* call(recognizerFailed, event.connectionLost))) return;
       }
-      if (mute) {
+      if (event?.type === 'audioLost' && !away) {
+        away = true;
+        log.warn('another app took the audio: the call pauses', { state: event.state });
+        step({ type: 'flush' });
+        yield* act(outputs.splice(0), lang, actions);
+        recognizers.close();
+        pending = null;
+        restartAt = null;
+        audioCheckAt = null;
+        feed.setPaused(true);
+        yield* put(vadSpeechEnded());
+        yield* put(callAudioLost());
+        try {
+          yield* call([pipeline, pipeline.mute], true);
+        } catch (error) {
+          log.warn('pausing the call failed', String(error));
+        }
+      } else if (event?.type === 'audioBack' && away) {
+        away = false;
+        const muted = yield* select(selectMuted);
+        log.info('the audio is back: the call listens again', { muted });
+        feed.setPaused(muted);
+        audioCheckAt = muted || feed.received > 0 ? null : Date.now() + NO_AUDIO_MS;
+        try {
+          yield* call([pipeline, pipeline.mute], muted);
+        } catch (error) {
+          log.warn('resuming the call failed', String(error));
+        }
+        pending = open(CALL_START_SILENCE_MS);
+        voice.resumeAvatarVoice();
+        yield* put(callAudioBack());
+      }
+      if (mute && !away) {
         const muted = yield* select(selectMuted);
         feed.setPaused(muted);
         // Muted, the microphone gives nothing on purpose; unmuted, it has NO_AUDIO_MS again.
@@ -394,7 +436,8 @@ export function* converse(ctx: ConversationContext) {
         step({ type: 'flush' });
         yield* act(outputs.splice(0), lang, actions);
         lang = langChange.payload;
-        pending = open(LANG_CHANGE_SILENCE_MS);
+        // Paused, the new language waits for the audio to come back.
+        if (!away) pending = open(LANG_CHANGE_SILENCE_MS);
       }
       yield* act(outputs.splice(0), lang, actions);
       if (speaking) spokeAt = Date.now();

@@ -54,6 +54,13 @@ export class FakePipeline implements VoicePipeline {
   fail(kind: MicErrorKind = 'unavailable'): void {
     this.options.onError?.(new VoicePipelineError(kind, 'the microphone track ended'));
   }
+  /** Another app takes the page's audio (iOS: the context is 'interrupted'), then gives it back. */
+  audioLost(state = 'interrupted'): void {
+    this.options.onAudioLost?.(state);
+  }
+  audioBack(): void {
+    this.options.onAudioBack?.();
+  }
 }
 
 type Listeners = { [K in keyof RecognizerEventMap]: Set<RecognizerEventMap[K]> };
@@ -149,6 +156,7 @@ export function createFakeVoice() {
     warmDetector: vi.fn(),
     releaseDetector: vi.fn(() => Promise.resolve()),
     holdAvatarVoice: vi.fn<VoiceService['holdAvatarVoice']>(),
+    resumeAvatarVoice: vi.fn<VoiceService['resumeAvatarVoice']>(),
   };
 
   return {

@@ -11,6 +11,7 @@ const STATUS_TEXT: Record<Status, MessageDescriptor> = {
   thinking: voiceMessages.thinking,
   muted: voiceMessages.muted,
   recording: voiceMessages.recording,
+  paused: voiceMessages.paused,
 };
 
 /** The newest words matter: a long hypothesis shows its end. */
