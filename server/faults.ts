@@ -22,6 +22,9 @@ export const FAULT_NAMES = [
   // an offer), and 201 with an answer but no media (SRS playing a stream nobody publishes).
   'whep-refuse',
   'whep-no-media',
+  // SRS's API kick of a player (DELETE /api/v1/clients/{id}): the connection is dropped and
+  // the browser is told nothing: no RTP, no DTLS alert, no answer to its ICE checks.
+  'media-silent',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];

@@ -55,6 +55,7 @@ export const FAULTS = [
   'speech-down',
   'whep-refuse',
   'whep-no-media',
+  'media-silent',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
