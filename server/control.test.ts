@@ -76,7 +76,16 @@ describe('/__standin/strike', () => {
     expect(activeFaults()).toEqual([]);
   });
 
-  it('refuses anything but signaling-drop and media-drop, and answers 409 with no live session', async () => {
+  it('drops the media silently too (media-silent, as SRS\'s kick), as often as asked', async () => {
+    const { roomId } = await liveSession();
+    const media = t.medias.get(roomId)!;
+    expect((await postJson(t.base, '/__standin/strike', { faults: ['media-silent'] })).json).toEqual({ code: 0, rooms: [roomId] });
+    expect(media.silenceCount).toBe(1);
+    expect(media.dropCount).toBe(0);
+    expect(media.peerCount()).toBe(0);
+  });
+
+  it('refuses anything but signaling-drop, media-drop and media-silent, and answers 409 with no live session', async () => {
     for (const body of [{}, { faults: [] }, { faults: ['media-down'] }, { faults: 'media-drop' }]) {
       expect((await postJson(t.base, '/__standin/strike', body)).status).toBe(400);
     }

@@ -24,6 +24,9 @@ export const FAULT_NAMES = [
   'whep-no-media',
   // The greeting is the 25 s store tour: a call can start over it however long its start takes.
   'greeting-long',
+  // SRS's API kick of a player (DELETE /api/v1/clients/{id}): the connection is dropped and
+  // the browser is told nothing: no RTP, no DTLS alert, no answer to its ICE checks.
+  'media-silent',
 ] as const;
 
 export type FaultName = (typeof FAULT_NAMES)[number];

@@ -14,7 +14,6 @@ import { defineConfig, type Plugin } from 'vite';
 import { sileroModel } from '../../scripts/sileroModel.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..');
 const require = createRequire(import.meta.url);
 const vadWebDist = dirname(require.resolve('@ricky0123/vad-web/dist/index.js'));
 const ortDist = dirname(require.resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'));

@@ -24,6 +24,7 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
   readonly spoken: { text: string; lang: 'en' | 'zh' }[] = [];
   stopCount = 0;
   dropCount = 0;
+  silenceCount = 0;
   closed = false;
   private readyDone = false;
   private publishing = false;
@@ -85,6 +86,10 @@ export class FakeMedia extends EventEmitter implements MediaPipeline {
   }
   dropPeers(): void {
     this.dropCount += 1;
+    for (const peer of [...this.connected]) this.closePeer(peer);
+  }
+  silencePeers(): void {
+    this.silenceCount += 1;
     for (const peer of [...this.connected]) this.closePeer(peer);
   }
   peerCount(): number {

@@ -46,6 +46,8 @@ export interface MediaPipeline extends EventEmitter {
   stopSpeaking(): void;
   /** Closes every peer connection (fault injection). */
   dropPeers(): void;
+  /** Drops every peer as SRS's API kick does: nothing more is sent or answered (fault media-silent). */
+  silencePeers(): void;
   peerCount(): number;
   stats(): MediaStats;
   /** Kills the ffmpeg children and closes peers; idempotent; never leaks processes. */

@@ -153,6 +153,11 @@ export class RoomMedia extends EventEmitter implements MediaPipeline {
     this.peers.closeAll();
   }
 
+  silencePeers(): void {
+    log.info('dropping every peer silently', { roomId: this.roomId, peers: this.peers.count() });
+    this.peers.silenceAll();
+  }
+
   peerCount(): number {
     return this.peers.count();
   }

@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, useH264, useOPUS, useVP8, type RTCRtpCodecParameters } from 'werift';
 import { listEvents } from '../events.ts';
@@ -195,6 +196,44 @@ describe('WhepPeers', () => {
     cleanup.push(() => peers.closeAll());
     await connectViewer(peers, { silent: true });
     expect(peers.send('video', rtpPacket(1))).toBe(0);
+  });
+
+  // Issue 29: SRS's API kick tells the browser nothing. A closed socket would (ICMP "port
+  // unreachable" reaches the browser's next ICE check, and it fails the connection at once).
+  it('silences every peer as SRS\'s kick does: nothing more is forwarded or answered, and the socket stays bound', async () => {
+    const peers = new WhepPeers('room-kick');
+    cleanup.push(() => peers.closeAll());
+    const { answerSdp, peerId } = await connectViewer(peers);
+    const port = Number(/^a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/im.exec(answerSdp)?.[1]);
+    expect(port).toBeGreaterThan(0);
+    const closed: string[] = [];
+    peers.on('peer-closed', (id: string) => closed.push(id));
+    peers.silenceAll();
+    expect(closed).toEqual([peerId]);
+    expect(peers.count()).toBe(0);
+    expect(peers.send('video', rtpPacket(2))).toBe(0);
+    expect(listEvents().some((e) => e.channel === 'whep' && (e.body as { peerId?: string; state?: string }).peerId === peerId && (e.body as { state?: string }).state === 'silenced')).toBe(true);
+
+    // A STUN binding request (RFC 5389 header, no attributes) to the peer's port: no answer, and no ICMP error.
+    const probe = createSocket('udp4');
+    cleanup.push(() => probe.close());
+    const heard: string[] = [];
+    probe.on('message', () => heard.push('answer'));
+    probe.on('error', (error) => heard.push(error.message));
+    await new Promise<void>((resolve) => probe.connect(port, '127.0.0.1', resolve));
+    const request = Buffer.alloc(20);
+    request.writeUInt16BE(0x0001, 0);
+    request.writeUInt32BE(0x2112a442, 4);
+    for (let i = 0; i < 3; i += 1) {
+      probe.send(request);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    expect(heard).toEqual([]);
+    // What a plain close does instead, for contrast: the next datagram meets a closed port.
+    peers.closeAll();
+    await new Promise((r) => setTimeout(r, 100));
+    probe.send(request);
+    await expect.poll(() => heard).toContainEqual(expect.stringMatching(/ECONNREFUSED/));
   });
 
   it('turns an offer werift cannot use into a WhepOfferError without keeping a peer', async () => {

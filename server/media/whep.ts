@@ -36,6 +36,12 @@ const DISCONNECTED_GRACE_MS = 5000;
  */
 export const CONSENT_TIMEOUT_MS = 30_000;
 const CONSENT_CHECK_MS = 1_000;
+/**
+ * A silenced peer's socket stays open this long (SRS's UDP port never closes), so the
+ * browser meets no ICMP "port unreachable" that would tell it at once: it finds out from
+ * the silence only. Long after any browser has given up on it, it is let go.
+ */
+const SILENCED_KEPT_MS = 60_000;
 
 interface Peer {
   id: string;
@@ -111,6 +117,8 @@ function waitForGathering(pc: RTCPeerConnection): Promise<void> {
 /** Emits 'peer-connected' (peerId), 'peer-closed' (peerId) and 'heard' (a viewer sent STUN). */
 export class WhepPeers extends EventEmitter {
   private readonly peers = new Map<string, Peer>();
+  /** Peers dropped silently (silenceAll), their sockets kept open until SILENCED_KEPT_MS or closeAll. */
+  private readonly silenced = new Map<string, { pc: RTCPeerConnection; timer: NodeJS.Timeout }>();
   /** Offers being answered: they count against the limit from the moment they arrive. */
   private answering = 0;
   /** The room's media is closed: no offer being answered may add its peer any more. */
@@ -270,6 +278,50 @@ export class WhepPeers extends EventEmitter {
 
   closeAll(): void {
     for (const id of [...this.peers.keys()]) this.close(id);
+    for (const id of [...this.silenced.keys()]) this.forgetSilenced(id);
+  }
+
+  /**
+   * Drops every peer the way SRS's API kick does (srs_app_http_api.cpp: the client's
+   * connection is expired and freed; SrsRtcConnection's destructor frees the DTLS session
+   * without a close_notify and sends no RTCP BYE, and later ICE checks for its username
+   * find no session on SRS's shared UDP port and go unanswered): from here nothing goes to
+   * the browser and nothing it sends is answered, but its socket stays open.
+   */
+  silenceAll(): void {
+    for (const peer of [...this.peers.values()]) {
+      this.peers.delete(peer.id);
+      peer.closed = true;
+      clearTimeout(peer.timer);
+      peer.video.stop();
+      peer.audio.stop();
+      let muted = 0;
+      for (const ice of peer.pc.iceTransports) {
+        // werift 0.24's ICE connection keeps its sockets in a private `protocols` list.
+        const protocols = (ice.connection as unknown as { protocols?: { transport?: { onData?: unknown; send?: unknown } }[] }).protocols ?? [];
+        for (const { transport } of protocols) {
+          if (!transport) continue;
+          // Deaf and mute, but bound: RTP, RTCP, DTLS and STUN all go through these two.
+          transport.onData = () => {};
+          transport.send = () => Promise.resolve();
+          muted += 1;
+        }
+      }
+      if (muted === 0) log.warn('could not reach a silenced peer\'s sockets: its ICE may still answer', { roomId: this.roomId, peerId: peer.id });
+      const timer = setTimeout(() => this.forgetSilenced(peer.id), SILENCED_KEPT_MS);
+      timer.unref();
+      this.silenced.set(peer.id, { pc: peer.pc, timer });
+      recordEvent('whep', 'out', { roomId: this.roomId, peerId: peer.id, state: 'silenced' });
+      this.emit('peer-closed', peer.id);
+    }
+  }
+
+  private forgetSilenced(peerId: string): void {
+    const held = this.silenced.get(peerId);
+    if (!held) return;
+    this.silenced.delete(peerId);
+    clearTimeout(held.timer);
+    void held.pc.close().catch(() => undefined);
   }
 
   /** The room's media is closing: every peer goes, and an offer still being answered is refused. */

@@ -117,6 +117,21 @@ describe('faults of a live session', () => {
     expect(media.peerCount()).toBe(1);
   });
 
+  it('media-silent drops the peer the way SRS\'s kick does (silently, not closed) once, and accepts a new WHEP', async () => {
+    setFaults(['media-silent']);
+    const { roomId, c } = await live();
+    const media = t.medias.get(roomId)!;
+    await sleep(200);
+    expect(media.silenceCount).toBe(1);
+    expect(media.dropCount).toBe(0);
+    expect(media.peerCount()).toBe(0);
+    expect(c.closed).toBeNull();
+    expect((await whep(roomId)).status).toBe(201);
+    await sleep(250);
+    expect(media.silenceCount).toBe(1);
+    expect(media.peerCount()).toBe(1);
+  });
+
   it('media-down closes the peer and fails every later WHEP with 503', async () => {
     setFaults(['media-down']);
     const { roomId } = await live();

@@ -32,11 +32,12 @@ export function applyLiveFaults(room: Room, log: Logger): void {
     room.signalingDown = signaling === 'signaling-down';
     for (const client of [...room.clients]) client.close(CLOSE_DROPPED, `dropped by the stand-in (fault ${signaling})`);
   }
-  const media = take(room, 'media-down') ? 'media-down' : take(room, 'media-drop') ? 'media-drop' : null;
+  const media = take(room, 'media-down') ? 'media-down' : take(room, 'media-drop') ? 'media-drop' : take(room, 'media-silent') ? 'media-silent' : null;
   if (media) {
     fired.push(media);
     room.mediaDown = media === 'media-down';
-    room.media.dropPeers();
+    if (media === 'media-silent') room.media.silencePeers();
+    else room.media.dropPeers();
   }
   if (fired.length > 0) log.warn('fault applied to a live session', { roomId: room.id, faults: fired });
 }
@@ -61,12 +62,12 @@ export function watchLiveFaults(room: Room, opts: { delayMs: number; log: Logger
 }
 
 /** The faults `strikeLiveRooms` can repeat on demand (the soak benchmark's periodic drops). */
-export const STRIKE_FAULTS = ['signaling-drop', 'media-drop'] as const;
+export const STRIKE_FAULTS = ['signaling-drop', 'media-drop', 'media-silent'] as const;
 export type StrikeFault = (typeof STRIKE_FAULTS)[number];
 
 /**
  * Drops, now, the signaling sockets and/or the media peers of every live room, as the
- * `signaling-drop` and `media-drop` faults do once per room, but as often as asked and
+ * `signaling-drop`, `media-drop` and `media-silent` faults do once per room, but as often as asked and
  * without setting a fault. Returns the rooms struck.
  */
 export function strikeLiveRooms(rooms: Iterable<Room>, faults: readonly StrikeFault[], log: Logger): string[] {
@@ -77,6 +78,7 @@ export function strikeLiveRooms(rooms: Iterable<Room>, faults: readonly StrikeFa
       for (const client of [...room.clients]) client.close(CLOSE_DROPPED, 'dropped by the stand-in (strike signaling-drop)');
     }
     if (faults.includes('media-drop')) room.media.dropPeers();
+    else if (faults.includes('media-silent')) room.media.silencePeers();
     struck.push(room.id);
   }
   if (struck.length > 0) log.warn('struck live sessions', { rooms: struck, faults });

@@ -12,7 +12,8 @@
  * A chunk that does not load (the network dropped) fails the start waiting for it with a
  * message whose Refresh reloads the page (WebKit keeps a failed module fetch and would
  * fail every later import of it), and is fetched again on the next Start chat, or in the
- * background a little later.
+ * background a little later. One whose fetch stalls, neither coming nor failing, does the
+ * same LIVE_CHUNK_WAIT_MS after the tap, within the start's 15 s.
  */
 import { call, cancel, delay, fork, put, race, select, setContext, take } from 'typed-redux-saga';
 import { accountLoaded, selectAccountInfo } from '../features/account/accountSlice.ts';
@@ -45,6 +46,14 @@ export type LiveLoader = () => LiveChunk | Promise<LiveChunk>;
 
 /** Waits before fetching a chunk that failed again in the background; a Start chat does not wait. */
 export const LIVE_CHUNK_RETRY_MS = [3000, 10_000, 30_000] as const;
+/**
+ * How long of its 15 s a start waits for a chunk that neither comes nor fails (a fetch that
+ * stalls on a dying network): then it ends with the chunk's alert and its Refresh, not
+ * silently at 15 s. With less than 5 s left the rest of a start (route, room, stream, media)
+ * could not make it anyway. The import itself cannot be called off (a second import() of
+ * the same chunk waits on the same fetch), which is why the alert offers a reload.
+ */
+export const LIVE_CHUNK_WAIT_MS = 10_000;
 
 /** When the start that waits for the chunk was tapped (Date.now()), or null. */
 interface PendingStart {
@@ -64,10 +73,19 @@ function* holdStart(pending: PendingStart) {
   platform.setLeaveGuard(true);
   try {
     for (;;) {
-      const outcome = yield* race({ ...endings(deadlineAfter(START_TIMEOUT_MS, Date.now() - pending.since)), again: take(startRequested.type) });
+      const waited = Date.now() - pending.since;
+      const outcome = yield* race({
+        ...endings(deadlineAfter(START_TIMEOUT_MS, waited)),
+        stalled: deadlineAfter(LIVE_CHUNK_WAIT_MS, waited),
+        again: take(startRequested.type),
+      });
       if (outcome.again) {
         yield* put(toastShown({ id: catalogue.pleaseWait.id }));
         continue;
+      }
+      if (outcome.stalled) {
+        log.warn('the live chunk has not arrived: the start ends with the offer to reload', { waitedMs: LIVE_CHUNK_WAIT_MS });
+        yield* put(alertShown({ id: catalogue.appLoadFailed.id }, 'reload'));
       }
       const reason = endReasonOf(outcome) ?? 'startFailed';
       log.info('a start waiting for the live chunk ends', { reason });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
-import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS } from './media.ts';
+import { networkChangeSuspected, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_POLL_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS, MEDIA_SILENCE_MS } from './media.ts';
+import { SIGNALING_OPEN_TIMEOUT_MS, SIGNALING_RECONNECT_DELAY_MS } from './signaling.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { goLive } from './testing/live.ts';
 
@@ -29,6 +30,22 @@ describe('media', () => {
     await goLive(h);
     h.peers[0]?.emitState('disconnected');
     await h.flush();
+    // A disconnected connection may still come back: it is let go when the first attempt goes.
+    expect(h.peers[0]?.close).not.toHaveBeenCalled();
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    await h.advance(1999);
+    expect(h.peers[0]?.close).not.toHaveBeenCalled();
+    await h.advance(1);
+    expect(h.peers[0]?.close).toHaveBeenCalled();
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+  });
+
+  it('a failed connection is let go at once, and the new WHEP request goes 2 s later', async () => {
+    await goLive(h);
+    h.peers[0]?.emitState('failed');
+    await h.flush();
     expect(h.peers[0]?.close).toHaveBeenCalled();
     expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
     await h.advance(1999);
@@ -48,6 +65,62 @@ describe('media', () => {
     await h.flush();
     await h.advance(MEDIA_RECONNECT_DELAY_MS);
     expect(h.whep.connect.mock.calls.map(([target]) => target.iceServers)).toEqual([relay, relay]);
+  });
+
+  // Issue 29: SRS's API kick, or a network that changed under the connection, sends the
+  // browser nothing; its ICE takes 5 to 10 s to say disconnected.
+  it('media that stops while the connection still says connected is a drop: the new WHEP request goes 2 s after the last media, not 2 s after it was noticed', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    const stopped = Date.now();
+    await h.advance(MEDIA_SILENCE_MS - MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    await h.advance(MEDIA_POLL_MS * 2);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType(networkChangeSuspected.type).map((a) => a.payload)).toEqual(['media']);
+    expect(h.session().media).toBe('connected');
+    // The silent connection is kept while the attempt waits: it may still come back.
+    expect(h.peers[0]?.close).not.toHaveBeenCalled();
+    // Its offer is made ahead, on the network of the moment, and sent when the 2 s are over.
+    await h.advance(stopped + MEDIA_RECONNECT_DELAY_MS - MEDIA_POLL_MS - Date.now() - 1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    expect(h.whep.prepare).toHaveBeenCalledTimes(2);
+    // A timer tick after the 2 s (the wait is counted from the last media, to the millisecond).
+    await h.advance(MEDIA_POLL_MS + 1 + 10);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.peers[0]?.close).toHaveBeenCalled();
+    expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(Date.now() - stopped).toBeLessThanOrEqual(MEDIA_RECONNECT_DELAY_MS + 10);
+  });
+
+  it('media that comes back by itself while the first attempt waits calls the reconnect off', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    h.peers[0]!.flowing = true;
+    await h.advance(MEDIA_RECONNECT_DELAY_MS * 3);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    expect(h.peers[0]?.close).not.toHaveBeenCalled();
+    expect(h.services.remoteMedia.get()).toBe(h.peers[0]?.stream);
+    expect(h.services.livePeer.get()).toBe(h.peers[0]);
+    // And it is watched again: a second silence is a drop again.
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_RECONNECT_DELAY_MS + MEDIA_POLL_MS);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.session().status).toBe('live');
+  });
+
+  it('a connection whose media never came (a server that sends nothing) is left to the start\'s limits, not reconnected', async () => {
+    h.plan.peers.splice(0, 1, 'noMedia');
+    h.dispatch(startRequested());
+    await h.flush();
+    await h.advance(START_TIMEOUT_MS - 100);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
   });
 
   it('tries 3 times 2 s apart, then shows reconnectFailed and ends the session', async () => {
@@ -102,13 +175,17 @@ describe('media', () => {
 
   it('waits for signaling to be open before reconnecting the media', async () => {
     await goLive(h);
+    // The first reconnect's socket never opens (a black hole): still down when the media's 2 s are over.
+    h.plan.sockets.splice(0, 1, 'silent', 'join');
     h.sockets[0]?.serverClose();
     h.peers[0]?.emitState('disconnected');
     await h.flush();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
-    await h.advance(500);
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    expect(h.session().signaling).toBe('reconnecting');
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    await h.advance(SIGNALING_OPEN_TIMEOUT_MS + SIGNALING_RECONNECT_DELAY_MS);
     expect(h.session().signaling).toBe('open');
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
   });
 
   // Candidate errors are informational (one unreachable STUN/TURN URL, UDP blocked for one of

@@ -2,14 +2,16 @@
  * The avatar's media connection: the first WHEP connect, then supervision of
  * the peer connection for the rest of the session. Before it has ever
  * connected, a failed connection is the catalogue's ICE error (candidate errors
- * are only logged: other candidates may connect). Afterwards a disconnect (while signaling is open) is answered with
- * a new WHEP connection, up to 3 attempts 2 s apart.
+ * are only logged: other candidates may connect). Afterwards a drop (the browser's report,
+ * or media that stopped while the connection says connected) is answered with a new WHEP
+ * connection, up to 3 attempts 2 s apart, the first 2 s after the media stopped.
  */
 import { call, delay, put, race, select, take } from 'typed-redux-saga';
 import { catalogue } from '../features/notices/messages.ts';
 import {
   mediaReconnectStarted,
   mediaStateChanged,
+  networkChangeSuspected,
   selectSignalingState,
   signalingStateChanged,
 } from '../features/session/sessionSlice.ts';
@@ -32,6 +34,16 @@ export const MEDIA_RECONNECT_DELAY_MS = 2000;
  * over a minute. Connecting through a relay at 300 ms RTT takes about 3 s.
  */
 export const MEDIA_CONNECT_TIMEOUT_MS = 5_000;
+/** How often the live connection's media is looked at. */
+export const MEDIA_POLL_MS = 250;
+/**
+ * Media that has not arrived this long while the connection says connected has dropped:
+ * the stand-in's avatar sends audio every 20 ms and video frames 15 to 25 times a second,
+ * so a second of nothing is no jitter.
+ */
+export const MEDIA_SILENCE_MS = 1000;
+/** A reconnect attempt's offer is made this long before its WHEP request goes (see waitForAttempt). */
+export const PREPARE_LEAD_MS = 1000;
 
 export interface MediaTarget {
   srsLink: string;
@@ -41,6 +53,8 @@ export interface MediaTarget {
 }
 
 const iceError = () => endWithAlert('iceError', { id: catalogue.iceError.id });
+/** A race entry that is not armed; a new promise each time, so finished races are not kept. */
+const never = () => new Promise<never>(() => {});
 
 /** The session's first WHEP connection; any failure to negotiate it is an ICE error. */
 export function* openMedia(target: MediaTarget, signal: AbortSignal) {
@@ -55,14 +69,56 @@ export function* openMedia(target: MediaTarget, signal: AbortSignal) {
 }
 
 /**
+ * How the watch of one connection ended: the browser reported it dropped ('state'), or its
+ * media stopped while it still said connected ('silent', at `heardAt`, its last media).
+ */
+export type MediaDrop = { kind: 'state'; state: RTCPeerConnectionState } | { kind: 'silent'; heardAt: number };
+
+/** Follows the media arriving on `connection`: `heardAt` is when it last changed. */
+interface MediaHeard {
+  mark: number | null;
+  heardAt: number;
+}
+
+/** Asks the connection whether media arrived since `heard`; true when it did. */
+function* mediaArrived(connection: WhepConnection, heard: MediaHeard) {
+  let mark: number | null;
+  try {
+    mark = yield* call([connection, connection.mediaMark]);
+  } catch (error) {
+    log.debug('media mark unreadable', { error: String(error) });
+    return false;
+  }
+  if (mark === null || mark === heard.mark) return false;
+  heard.mark = mark;
+  heard.heardAt = Date.now();
+  return true;
+}
+
+/**
  * Follows one peer connection until it drops. `state.connected` records that the
  * session's media has connected at least once, which changes what a failure means.
+ *
+ * The media itself is watched too: once it has flowed on this connection, MEDIA_SILENCE_MS
+ * without a packet while the connection still says connected is a drop. A media server
+ * that dropped the player without a word (SRS's API kick) or a network that changed under
+ * the connection is noticed this way at once; the browser's own ICE checks take 5 to 10 s
+ * to say disconnected. Before the first media the start's own limits apply.
  */
-function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }) {
+function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }): Generator<unknown, MediaDrop> {
   const chan = peerChannel(connection);
+  const heard: MediaHeard = { mark: null, heardAt: Date.now() };
   try {
     for (;;) {
-      const event = yield* take(chan);
+      const { event } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS) });
+      if (!event) {
+        if (connection.connectionState() !== 'connected') continue;
+        const armed = heard.mark !== null;
+        if ((yield* mediaArrived(connection, heard)) || !armed) continue;
+        if (Date.now() - heard.heardAt < MEDIA_SILENCE_MS) continue;
+        log.warn('media dropped: nothing arrived while the connection says connected', { silentMs: Date.now() - heard.heardAt });
+        return { kind: 'silent', heardAt: heard.heardAt };
+      }
       if (event.type === 'iceCandidateError') {
         // Informational: one unreachable STUN/TURN URL or interface says nothing of the
         // candidates that do connect. Only the connection's own state decides.
@@ -80,11 +136,21 @@ function* watchUntilDropped(connection: WhepConnection, state: { connected: bool
       // 'closed' too: a connection the browser closed (spec: connected, disconnected, closed and failed are handled).
       if (event.state === 'disconnected' || event.state === 'failed' || event.state === 'closed') {
         log.warn('media dropped', { state: event.state });
-        return;
+        return { kind: 'state', state: event.state };
       }
     }
   } finally {
     chan.close();
+  }
+}
+
+/** Resolves once media flows again on a connection that dropped without closing (it came back by itself). */
+function* untilMediaAgain(connection: WhepConnection) {
+  const heard: MediaHeard = { mark: null, heardAt: 0 };
+  yield* mediaArrived(connection, heard);
+  for (;;) {
+    yield* delay(MEDIA_POLL_MS);
+    if ((yield* mediaArrived(connection, heard)) && connection.connectionState() === 'connected') return true;
   }
 }
 
@@ -104,46 +170,98 @@ function* untilConnected(connection: WhepConnection) {
   }
 }
 
-function* reconnectMedia(target: MediaTarget, signal: AbortSignal) {
+/**
+ * Waits `ms` before an attempt; the attempt's offer (peer connection, ICE gathering) is
+ * made PREPARE_LEAD_MS before its end, on whatever network the phone has by then, so the
+ * WHEP request leaves the moment the wait is over.
+ */
+function* waitForAttempt(ms: number, attemptSignal: AbortSignal) {
   const { whep } = yield* services();
-  // Reconnecting makes sense only while the room is reachable; a lost channel ends the session on its own.
-  if ((yield* select(selectSignalingState)) !== 'open') {
-    yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
-  }
-  for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
-    yield* put(mediaReconnectStarted());
-    yield* delay(MEDIA_RECONNECT_DELAY_MS);
-    // The attempt's own signal: aborted when the attempt times out or the session ends.
-    const attemptAbort = new AbortController();
-    const abortAttempt = () => attemptAbort.abort();
-    signal.addEventListener('abort', abortAttempt, { once: true });
-    const held: { candidate: WhepConnection | null } = { candidate: null };
-    let succeeded = false;
-    try {
-      const { ok } = yield* race({
-        ok: call(function* () {
-          held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
-          return yield* call(untilConnected, held.candidate);
-        }),
-        timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
-      });
-      if (ok && held.candidate) {
-        log.info('media reconnected', { attempt });
-        const connected = held.candidate;
-        held.candidate = null;
-        succeeded = true;
-        return connected;
+  const lead = Math.min(ms, PREPARE_LEAD_MS);
+  yield* delay(ms - lead);
+  whep.prepare(attemptSignal);
+  yield* delay(lead);
+}
+
+/** Signaling states in which the room cannot be reached yet: a media reconnect waits for the channel. */
+const CHANNEL_DOWN: readonly string[] = ['closed', 'connecting', 'reconnecting'];
+
+interface DroppedMedia {
+  /** The dropped connection, while it may still come back by itself (null: let go). */
+  old: WhepConnection | null;
+  /** When the media stopped (Date.now()): the first attempt comes MEDIA_RECONNECT_DELAY_MS after it. */
+  droppedAt: number;
+}
+
+/**
+ * Up to MEDIA_RECONNECTS new WHEP connections, MEDIA_RECONNECT_DELAY_MS apart, the first
+ * that long after the media stopped (its last packet, for a path that went silent; the
+ * browser's report otherwise). A dropped connection that is still open is watched while
+ * the first attempt waits: media flowing on it again calls the reconnect off (null).
+ */
+function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: DroppedMedia) {
+  const { whep, livePeer } = yield* services();
+  let old = dropped.old;
+  const letGo = () => {
+    if (!old) return;
+    livePeer.set(null);
+    old.close();
+    old = null;
+  };
+  let recovered = false;
+  try {
+    for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
+      yield* put(mediaReconnectStarted());
+      const wait = attempt === 1 ? Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt)) : MEDIA_RECONNECT_DELAY_MS;
+      // The attempt's own signal: aborted when the attempt times out or the session ends.
+      const attemptAbort = new AbortController();
+      const abortAttempt = () => attemptAbort.abort();
+      signal.addEventListener('abort', abortAttempt, { once: true });
+      const held: { candidate: WhepConnection | null } = { candidate: null };
+      let succeeded = false;
+      try {
+        const { back } = yield* race({
+          waited: call(waitForAttempt, wait, attemptAbort.signal),
+          back: old ? call(untilMediaAgain, old) : call(never),
+        });
+        if (back) {
+          log.info('the dropped media came back by itself: no reconnect');
+          recovered = true;
+          return null;
+        }
+        letGo();
+        // Reconnecting makes sense only while the room is reachable; a lost channel ends the
+        // session on its own. A channel being resumed beside a silent socket is no reason to wait.
+        if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
+          yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
+        }
+        const { ok } = yield* race({
+          ok: call(function* () {
+            held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
+            return yield* call(untilConnected, held.candidate);
+          }),
+          timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
+        });
+        if (ok && held.candidate) {
+          log.info('media reconnected', { attempt });
+          const connected = held.candidate;
+          held.candidate = null;
+          succeeded = true;
+          return connected;
+        }
+        log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        log.warn('media reconnect attempt failed', { attempt, error: String(error) });
+      } finally {
+        signal.removeEventListener('abort', abortAttempt);
+        // A failed attempt: its offer, WHEP request or ICE gathering, if still under way, stops, and its peer closes.
+        if (!succeeded) attemptAbort.abort();
+        held.candidate?.close();
       }
-      log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
-    } catch (error) {
-      if (signal.aborted) throw error;
-      log.warn('media reconnect attempt failed', { attempt, error: String(error) });
-    } finally {
-      signal.removeEventListener('abort', abortAttempt);
-      // A failed attempt: its WHEP request or ICE gathering, if still under way, stops, and its peer closes.
-      if (!succeeded) attemptAbort.abort();
-      held.candidate?.close();
     }
+  } finally {
+    if (!recovered) letGo();
   }
   throw endWithAlert('reconnectFailed', { id: catalogue.reconnectFailed.id });
 }
@@ -163,11 +281,25 @@ export function* superviseMedia(first: WhepConnection, target: MediaTarget, sign
   livePeer.set(first);
   try {
     for (;;) {
-      yield* watchUntilDropped(current, state);
-      livePeer.set(null);
-      current.close();
+      const drop = yield* watchUntilDropped(current, state);
+      // The path may have changed under the whole session: the signaling channel checks its own.
+      yield* put(networkChangeSuspected('media'));
+      // A connection that only went quiet or disconnected may come back while the first attempt waits.
+      const recoverable = drop.kind === 'silent' || drop.state === 'disconnected';
       owned = null;
-      current = yield* reconnectMedia(target, signal);
+      if (!recoverable) {
+        livePeer.set(null);
+        current.close();
+      }
+      const next = yield* reconnectMedia(target, signal, {
+        old: recoverable ? current : null,
+        droppedAt: drop.kind === 'silent' ? drop.heardAt : Date.now(),
+      });
+      if (next === null) {
+        owned = current;
+        continue;
+      }
+      current = next;
       owned = current;
       livePeer.set(current);
       remoteMedia.set(current.stream);

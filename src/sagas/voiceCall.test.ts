@@ -3,9 +3,10 @@ import { callLeft, callRequested, modeSwitched } from '../features/input/inputSl
 import { langChosen } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { endRequested } from '../features/session/sessionSlice.ts';
-import { muteToggled } from '../features/voice/voiceSlice.ts';
+import { muteToggled, selectVoiceStatus } from '../features/voice/voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
+import { MEDIA_RECONNECT_DELAY_MS } from './media.ts';
 import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
@@ -375,6 +376,61 @@ describe('call mode: controls', () => {
     expect(h.noticeIds()).toEqual([catalogue.mediaAccessFailed.id]);
   });
 
+  // Issue 29: an iOS phone call or Siri takes the page's audio mid-call.
+  it('another app taking the audio pauses the call: no recognizer, capture paused, the status says so, and nothing the microphone gives is sent; when the audio is back the call listens again', async () => {
+    await startCall();
+    const first = voice().recognizer();
+    const pipeline = voice().pipeline();
+    pipeline.audioLost('interrupted');
+    await h.flush();
+    expect(first.stopped).toBe(true);
+    expect(pipeline.mute).toHaveBeenLastCalledWith(true);
+    expect(selectVoiceStatus(h.state())).toBe('paused');
+    expect(h.state().voice.muted).toBe(false);
+    // Whatever still comes goes nowhere: no recognizer, no sentence, no break.
+    pipeline.speechStart();
+    pipeline.pcm(5);
+    first.final('where is the nearest store');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sent()).toEqual([]);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(1);
+    // A language chosen meanwhile waits for the audio too; the visitor's mute is theirs.
+    h.dispatch(langChosen('jp'));
+    await h.advance(NO_AUDIO_MS * 2);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(1);
+    expect(h.state().voice.call).toBe('active');
+    expect(voice().service.resumeAvatarVoice).not.toHaveBeenCalled();
+
+    pipeline.audioBack();
+    await h.flush();
+    expect(selectVoiceStatus(h.state())).toBe('listening');
+    expect(pipeline.mute).toHaveBeenLastCalledWith(false);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(2);
+    expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ lang: 'jp' }));
+    expect(voice().service.resumeAvatarVoice).toHaveBeenCalledTimes(1);
+    pipeline.speechStart();
+    await h.flush();
+    pipeline.speechEnd();
+    voice().recognizer().final('what are your opening hours');
+    await h.flush();
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'what are your opening hours' })]);
+  });
+
+  it('muted before the audio was taken, the call comes back muted', async () => {
+    await startCall();
+    h.dispatch(muteToggled());
+    await h.flush();
+    voice().pipeline().audioLost('interrupted');
+    await h.flush();
+    voice().pipeline().audioBack();
+    await h.flush();
+    expect(voice().pipeline().mute).toHaveBeenLastCalledWith(true);
+    expect(selectVoiceStatus(h.state())).toBe('muted');
+    const before = voice().recognizer().writes;
+    voice().pipeline().pcm(2);
+    expect(voice().recognizer().writes).toBe(before);
+  });
+
   it('hang up returns to the previous mode and releases the microphone and the recognizer', async () => {
     h.dispatch(modeSwitched('speak'));
     await startCall();
@@ -451,6 +507,43 @@ describe('call mode: controls', () => {
     await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
     await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-3' });
     expect(voice().pipeline().thresholds).toEqual([]);
+  });
+
+  // A reconnect replaces the avatar's stream: a gate still comparing with the stopped one
+  // would never close, and the avatar's echo would interrupt it again (issue 29).
+  it("a media reconnect mid-call moves the echo gate to the avatar's new stream, and its echo is still not the visitor", async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    expect(pipeline.setFarEnd).not.toHaveBeenCalled();
+    h.peers[0]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    const replaced = h.peers[1]?.stream;
+    expect(h.services.remoteMedia.get()).toBe(replaced);
+    expect(pipeline.setFarEnd).toHaveBeenLastCalledWith(replaced);
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Hello, I am Ava, your shopping assistant.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    voice().recognizer().final('will come to our plenty');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sentOf('message_text')).toEqual([]);
+    expect(h.sentOf('break')).toEqual([]);
+    expect(pipeline.thresholds).toEqual([]);
+  });
+
+  it('an avatar stream without audio after a reconnect brings back the older guard (the raised threshold) until one with audio comes', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    pipeline.setFarEnd.mockReturnValue(false);
+    h.peers[0]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    await h.server({ msg_type: 'command', command: 'nlp_running', msg_id: 'r-3' });
+    expect(pipeline.thresholds).toEqual([{ positiveSpeechThreshold: AVATAR_SPEAKING_POSITIVE_THRESHOLD }]);
+    pipeline.setFarEnd.mockReturnValue(true);
+    h.peers[1]?.emitState('disconnected');
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    expect(pipeline.setFarEnd).toHaveBeenLastCalledWith(h.peers[2]?.stream);
+    expect(pipeline.thresholds.at(-1)).toEqual({ positiveSpeechThreshold: 0.9 });
   });
 
   it('failures far apart, with phrases recognized in between, do not add up to the end of a call', async () => {

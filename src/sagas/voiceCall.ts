@@ -57,7 +57,8 @@ function* runCall() {
         ...events.pipelineCallbacks,
         onPcm16: feed.write,
         signal: scope.signal,
-        // The avatar's audio, for the echo gate: its own voice must not interrupt it.
+        // The avatar's audio, for the echo gate: its own voice must not interrupt it. The
+        // conversation moves the gate to each new stream a media reconnect brings.
         farEnd,
         // Joining while the avatar talks without the echo gate: start deaf to it (see voiceConversation.ts).
         ...(avatarSpeaking && !farEnd ? { vadOptions: { thresholds: thresholdsFor(true) } } : {}),
@@ -74,7 +75,7 @@ function* runCall() {
     yield* put(callEntered());
     entered = true;
     log.info('call started');
-    yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking, echoGated: farEnd !== null });
+    yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking, echoGated: farEnd !== null, farEnd });
   } finally {
     scope.close();
     events.close();

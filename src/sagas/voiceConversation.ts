@@ -29,6 +29,11 @@
  *   "text not recognised" toast.
  * - A microphone that opened but delivers no audio within NO_AUDIO_MS of the call's start
  *   (or of an unmute, while nothing has come yet) ends the call with "unable to record sound".
+ * - Another app taking the page's audio (an iOS phone call or Siri: the AudioContext is
+ *   'interrupted') pauses the call: recognition stops, voice detection and capture pause,
+ *   nothing is asked of the audio until it is back (services/voicePipeline.ts); then the
+ *   call listens again with a new recognizer, and the avatar's voice plays again if the
+ *   system had paused it.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -51,6 +56,8 @@ import {
   type SentenceOutput,
 } from '../features/voice/sentences.ts';
 import {
+  callAudioBack,
+  callAudioLost,
   muteToggled,
   partialRecognized,
   selectAvatarActivity,
@@ -64,6 +71,7 @@ import { createLogger } from '../services/logger.ts';
 import type { VoiceService } from '../services/voice.ts';
 import type { CallPipeline } from '../services/voice.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
+import { avatarStreamChannel } from './channels/avatarStreamChannel.ts';
 import type { VoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
 import {
@@ -124,6 +132,12 @@ export interface ConversationContext {
    * not hear is the avatar's echo.
    */
   echoGated: boolean;
+  /**
+   * The avatar's stream given to the pipeline at the start. A media reconnect replaces the
+   * stream (remoteMedia): the echo gate is moved to the new one, so it never compares the
+   * microphone with a stream that has stopped.
+   */
+  farEnd: MediaStream | null;
 }
 
 const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end'];
@@ -201,39 +215,48 @@ function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
   }
 }
 
-/** Raises or restores the VAD threshold when the avatar starts or stops speaking; returns the new state. */
-function* syncThreshold(pipeline: CallPipeline, raised: boolean) {
-  const speaking = (yield* select(selectAvatarActivity)) === 'speaking';
-  if (speaking === raised) return raised;
+/**
+ * Raises the VAD threshold while the avatar speaks and no echo gate hears it, restores it
+ * otherwise; returns whether it is raised now.
+ */
+function* syncThreshold(pipeline: CallPipeline, raised: boolean, gated: boolean) {
+  const raise = !gated && (yield* select(selectAvatarActivity)) === 'speaking';
+  if (raise === raised) return raised;
   try {
-    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(speaking));
+    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(raise));
   } catch (error) {
     log.warn('could not change the VAD threshold', String(error));
   }
-  return speaking;
+  return raise;
 }
 
 export function* converse(ctx: ConversationContext) {
-  const { platform } = yield* services();
+  const { platform, remoteMedia } = yield* services();
   const { voice, pipeline, events, feed, scope, asr } = ctx;
   let lang = yield* select(selectLang);
   let restarts = 0;
   /** When the failed recognizer is to be opened again (a restart's back-off), or null. */
   let restartAt: number | null = null;
   let sentences = initialSentenceState;
+  /** Whether the echo gate has the avatar's current audio to compare with. */
+  let gated = ctx.echoGated;
+  /** The avatar's stream the gate was last given. */
+  let farEnd = ctx.farEnd;
   /** Whether the threshold is raised now (never with the echo gate, which does that job). */
-  let raised = ctx.avatarSpeaking && !ctx.echoGated;
+  let raised = ctx.avatarSpeaking && !gated;
   /** Whether the avatar was speaking at the last look. */
   let speaking = ctx.avatarSpeaking;
   /** When to check that the microphone has given any audio (null: it has, or the call is muted). */
   let audioCheckAt: number | null = feed.received === 0 ? Date.now() + NO_AUDIO_MS : null;
   /** The avatar's voice is held (muted in the page) from the visitor's onset to its next reply. */
   let held = false;
+  /** Another app has the page's audio: the call is paused (no recognizer, capture paused). */
+  let away = false;
   /** When the avatar was last seen speaking (Date.now()), 0 for never. */
   let spokeAt = ctx.avatarSpeaking ? Date.now() : 0;
   const actions: Actions = {
     // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
-    avatarEchoes: () => ctx.echoGated && (speaking || Date.now() - EARLY_PHRASE_MS - spokeAt < ECHO_TAIL_MS),
+    avatarEchoes: () => gated && (speaking || Date.now() - EARLY_PHRASE_MS - spokeAt < ECHO_TAIL_MS),
     hold: () => {
       if (held) return;
       held = true;
@@ -277,7 +300,20 @@ export function* converse(ctx: ConversationContext) {
   // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
   // mute tapped during such a wait must not be lost (a lost Hang up left the call running).
   const controls = yield* actionChannel(isControl, buffers.expanding<Action>(8));
+  const avatarStreams = avatarStreamChannel(remoteMedia);
+  /** Moves the echo gate to the avatar's current stream, if a reconnect replaced it. */
+  const followAvatar = function* () {
+    const next = remoteMedia.get();
+    if (next === farEnd) return;
+    farEnd = next;
+    const was = gated;
+    gated = pipeline.setFarEnd(next);
+    log.info("the echo gate follows the avatar's new stream", { gated, was });
+    raised = yield* call(syncThreshold, pipeline, raised, gated);
+  };
   try {
+    // The stream may have changed while the call was starting.
+    yield* followAvatar();
     // Not awaited here: the loop runs (and audio is held) while the recognizer connects.
     let pending: Promise<RecognizerHandle> | null = open(CALL_START_SILENCE_MS);
     for (;;) {
@@ -289,7 +325,9 @@ export function* converse(ctx: ConversationContext) {
         ready: call(settle, pending ?? never()),
         restart: restartAt !== null ? delay(Math.max(0, restartAt - Date.now())) : call(never),
         audioCheck: audioCheckAt !== null ? delay(Math.max(0, audioCheckAt - Date.now())) : call(never),
+        avatarStream: take(avatarStreams),
       });
+      if (wake.avatarStream) yield* followAvatar();
       const left = control && callLeft.match(control);
       const mute = control && muteToggled.match(control);
       const langChange = control && langChosen.match(control) ? control : undefined;
@@ -327,7 +365,8 @@ export function* converse(ctx: ConversationContext) {
         }
       }
       if (wake.tick) step({ type: 'tick' });
-      const event = wake.event;
+      // Paused, a detection still on its way from before the pause is not the visitor.
+      const event = away && (wake.event?.type === 'speechStart' || wake.event?.type === 'speechEnd' || wake.event?.type === 'misfire') ? undefined : wake.event;
       if (event?.type === 'speechStart') {
         step({ type: 'speechStart', msgId: platform.randomUUID() });
         yield* put(vadSpeechStarted());
@@ -346,7 +385,39 @@ export function* converse(ctx: ConversationContext) {
         log.warn('recognition failed during the call', { details: event.details, connectionLost: event.connectionLost, restarts });
         if (!(yield* call(recognizerFailed, event.connectionLost))) return;
       }
-      if (mute) {
+      if (event?.type === 'audioLost' && !away) {
+        away = true;
+        log.warn('another app took the audio: the call pauses', { state: event.state });
+        step({ type: 'flush' });
+        yield* act(outputs.splice(0), lang, actions);
+        recognizers.close();
+        pending = null;
+        restartAt = null;
+        audioCheckAt = null;
+        feed.setPaused(true);
+        yield* put(vadSpeechEnded());
+        yield* put(callAudioLost());
+        try {
+          yield* call([pipeline, pipeline.mute], true);
+        } catch (error) {
+          log.warn('pausing the call failed', String(error));
+        }
+      } else if (event?.type === 'audioBack' && away) {
+        away = false;
+        const muted = yield* select(selectMuted);
+        log.info('the audio is back: the call listens again', { muted });
+        feed.setPaused(muted);
+        audioCheckAt = muted || feed.received > 0 ? null : Date.now() + NO_AUDIO_MS;
+        try {
+          yield* call([pipeline, pipeline.mute], muted);
+        } catch (error) {
+          log.warn('resuming the call failed', String(error));
+        }
+        pending = open(CALL_START_SILENCE_MS);
+        voice.resumeAvatarVoice();
+        yield* put(callAudioBack());
+      }
+      if (mute && !away) {
         const muted = yield* select(selectMuted);
         feed.setPaused(muted);
         // Muted, the microphone gives nothing on purpose; unmuted, it has NO_AUDIO_MS again.
@@ -365,17 +436,19 @@ export function* converse(ctx: ConversationContext) {
         step({ type: 'flush' });
         yield* act(outputs.splice(0), lang, actions);
         lang = langChange.payload;
-        pending = open(LANG_CHANGE_SILENCE_MS);
+        // Paused, the new language waits for the audio to come back.
+        if (!away) pending = open(LANG_CHANGE_SILENCE_MS);
       }
       yield* act(outputs.splice(0), lang, actions);
       if (speaking) spokeAt = Date.now();
       speaking = (yield* select(selectAvatarActivity)) === 'speaking';
       // With the echo gate the VAD keeps its normal threshold: the gate keeps the avatar's
       // echo out, and a raised threshold would only make the visitor harder to hear.
-      if (!ctx.echoGated) raised = yield* call(syncThreshold, pipeline, raised);
+      raised = yield* call(syncThreshold, pipeline, raised, gated);
     }
   } finally {
     controls.close();
+    avatarStreams.close();
     release();
   }
 }

@@ -172,6 +172,8 @@ export interface RecognizerSlot {
   readonly id: number;
   /** Stops the current recognizer (if any) and opens a new one. */
   open(config: VoiceRecognizerConfig): Promise<RecognizerHandle>;
+  /** Stops the current recognizer (if any), opening none: its later events are stale. */
+  close(): void;
 }
 
 /**
@@ -207,6 +209,11 @@ export function createRecognizerSlot(
         );
       };
       return starting;
+    },
+    close() {
+      stopCurrent();
+      stopCurrent = () => {};
+      id += 1;
     },
   };
 }

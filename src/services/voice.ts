@@ -43,6 +43,12 @@ export interface VoiceService {
    * break, so the recognizer hears the visitor without the avatar's echo.
    */
   holdAvatarVoice(held: boolean): void;
+  /**
+   * The page has its audio back after another app took it (iOS pauses the page's media for
+   * a phone call or Siri): the avatar's voice plays again if it was paused. Never while
+   * the audio is taken, which would only be fighting the system for it.
+   */
+  resumeAvatarVoice(): void;
 }
 
 export interface VoiceServiceOptions {
@@ -75,6 +81,7 @@ export function createVoiceService(
       mute: (muted) => pipeline.mute(muted),
       setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
       setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
+      setFarEnd: (stream) => pipeline.setFarEnd(stream),
       stop: () => (stopping ??= pipeline.stop({ keepWarm: true }).then((warm) => keeper.give(warm))),
     };
   };
@@ -88,6 +95,10 @@ export function createVoiceService(
     releaseDetector: () => keeper.release().catch(() => {}),
     holdAvatarVoice: (held) => {
       avatarAudioElement().muted = held;
+    },
+    resumeAvatarVoice: () => {
+      const audio = avatarAudioElement();
+      if (audio.paused && audio.srcObject) audio.play().catch(() => {});
     },
   };
 }

@@ -4,13 +4,13 @@ import type { VadClient } from '../workers/vad.client.ts';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
 import {
   browserVoiceDeps,
-  INTERRUPTION_GRACE_MS,
   micErrorKind,
   MIC_CONSTRAINTS,
   REOPEN_TIMEOUT_MS,
   VoicePipelineError,
   WORKER_CALL_TIMEOUT_MS,
   startVoicePipeline,
+  SUSPENDED_GRACE_MS,
 } from './voicePipeline.ts';
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
@@ -306,33 +306,109 @@ describe('startVoicePipeline', () => {
     await pipeline.stop();
   });
 
-  it('an interruption the context comes back from (a Siri prompt) goes unnoticed by the call', async () => {
-    vi.useFakeTimers();
+  it("the echo gate follows the avatar's stream: setFarEnd moves the worklet's second input to the new one", async () => {
     const b = fakeBrowser();
-    const errors: string[] = [];
-    const pipeline = await startVoicePipeline({ onError: (e) => errors.push(e.kind) }, b.deps);
-    b.context().interrupt();
-    // The pipeline asked for the audio back at once.
-    expect(b.context().state).toBe('running');
-    await vi.advanceTimersByTimeAsync(INTERRUPTION_GRACE_MS * 2);
-    expect(errors).toEqual([]);
+    const withAudio = () => ({ getAudioTracks: () => [{}], getTracks: () => [{}] }) as unknown as MediaStream;
+    const first = withAudio();
+    const pipeline = await startVoicePipeline({ farEnd: first }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 2, processorOptions: { echoGateDb: -18 } });
+    // The microphone, then the avatar into input 1.
+    expect(b.made.sources).toHaveLength(2);
+    expect(b.made.sources[1]?.connected).toHaveLength(1);
+    expect(pipeline.setFarEnd(withAudio())).toBe(true);
+    expect(b.made.sources[1]?.disconnected).toBe(1);
+    expect(b.made.sources[2]?.connected).toHaveLength(1);
+    // A stream without audio (or none): nothing to compare with, the gate lets everything through.
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [], getTracks: () => [] } as unknown as MediaStream)).toBe(false);
+    expect(b.made.sources[2]?.disconnected).toBe(1);
+    expect(b.made.sources).toHaveLength(3);
+    expect(pipeline.setFarEnd(null)).toBe(false);
+    await pipeline.stop();
+    expect(pipeline.setFarEnd(withAudio())).toBe(false);
+  });
+
+  it('a call started while there is no avatar stream still builds the gate, which takes the stream once it comes', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({ farEnd: null }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 2 });
+    expect(b.made.sources).toHaveLength(1);
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [{}], getTracks: () => [{}] } as unknown as MediaStream)).toBe(true);
+    expect(b.made.sources[1]?.connected).toHaveLength(1);
     await pipeline.stop();
   });
 
-  it('an interruption that lasts (a phone call) ends the call with an error after the grace, not before', async () => {
+  it('hold to talk (no voice detection) has no gate: one input, and setFarEnd changes nothing', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({ detectVoice: false, farEnd: null }, b.deps);
+    await settle();
+    expect(b.worklets[0]?.options).toMatchObject({ numberOfInputs: 1 });
+    expect(pipeline.setFarEnd({ getAudioTracks: () => [{}], getTracks: () => [{}] } as unknown as MediaStream)).toBe(false);
+    expect(b.made.sources).toHaveLength(1);
+    await pipeline.stop();
+  });
+
+  // Issue 29: iOS moves the context to 'interrupted' for a phone call or Siri, and asking an
+  // interrupted context to resume freezes it (stream-video-js #2249).
+  it('another app taking the audio (iOS: interrupted) pauses the call at once; nothing asks for the audio until the system gives it back, and then the call goes on', async () => {
     vi.useFakeTimers();
     const b = fakeBrowser();
+    const heard: string[] = [];
     const errors: string[] = [];
-    const pipeline = await startVoicePipeline({ onError: (e) => errors.push(`${e.kind}: ${e.message}`) }, b.deps);
-    b.audio.resumable = false;
-    b.context().interrupt();
-    await vi.advanceTimersByTimeAsync(INTERRUPTION_GRACE_MS - 100);
+    const pipeline = await startVoicePipeline(
+      { onAudioLost: (state) => heard.push(`lost ${state}`), onAudioBack: () => heard.push('back'), onError: (e) => errors.push(e.kind) },
+      b.deps,
+    );
+    const asked = b.made.resumes.length;
+    b.context().interrupt('interrupted');
+    expect(heard).toEqual(['lost interrupted']);
+    // A phone call lasts: no error, and never a resume() while interrupted, whatever the page does.
+    document.dispatchEvent(new Event('visibilitychange'));
+    document.dispatchEvent(new Event('pointerdown'));
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(b.made.resumes.slice(asked)).toEqual([]);
     expect(errors).toEqual([]);
-    await vi.advanceTimersByTimeAsync(200);
-    expect(errors).toEqual(['unavailable: audio interrupted for 10 s']);
+    // The interruption ends: WebKit moves the context to 'suspended', which is asked back.
+    b.context().interrupt('suspended');
+    expect(b.made.resumes.slice(asked)).toEqual(['suspended']);
+    expect(b.context().state).toBe('running');
+    expect(heard).toEqual(['lost interrupted', 'back']);
     await pipeline.stop();
-    // Closing the context at stop is not an interruption.
-    expect(errors).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('a context the browser suspends is asked back at once: back within the grace the call never hears of it; not back, the call pauses and a tap asks again', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const heard: string[] = [];
+    const pipeline = await startVoicePipeline({ onAudioLost: (state) => heard.push(`lost ${state}`), onAudioBack: () => heard.push('back') }, b.deps);
+    b.context().interrupt('suspended');
+    expect(b.context().state).toBe('running');
+    await vi.advanceTimersByTimeAsync(SUSPENDED_GRACE_MS * 2);
+    expect(heard).toEqual([]);
+
+    b.audio.resumable = false;
+    b.context().interrupt('suspended');
+    await vi.advanceTimersByTimeAsync(SUSPENDED_GRACE_MS - 1);
+    expect(heard).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(heard).toEqual(['lost suspended']);
+    b.audio.resumable = true;
+    document.dispatchEvent(new Event('pointerdown'));
+    expect(b.context().state).toBe('running');
+    expect(heard).toEqual(['lost suspended', 'back']);
+    await pipeline.stop();
+    // Closing the context at stop is neither a loss nor an error.
+    expect(heard).toEqual(['lost suspended', 'back']);
+  });
+
+  it('a context closed under the call is the microphone gone', async () => {
+    const b = fakeBrowser();
+    const errors: string[] = [];
+    await startVoicePipeline({ onError: (e) => errors.push(`${e.kind}: ${e.message}`) }, b.deps);
+    b.context().interrupt('closed');
+    expect(errors).toEqual(['unavailable: the audio context was closed']);
   });
 
   it('never keeps a VAD that gave up (an error) or does not answer: it is disposed at stop', async () => {

@@ -47,11 +47,20 @@ export interface VoicePipelineOptions {
   onStats?(stats: { frames: number; dropped: number; inferMsMedian: number; inferMsP95: number }): void;
   /** The microphone went away ('unavailable') or voice detection broke ('failed'). */
   onError?(error: VoicePipelineError): void;
+  /**
+   * The page lost its audio mid-call: another app took it (iOS moves the context to
+   * 'interrupted' for a phone call, Siri or an alarm), or the browser suspended it and it
+   * did not come back. Nothing useful reaches voice detection until onAudioBack.
+   */
+  onAudioLost?(state: string): void;
+  /** The context runs again after onAudioLost. */
+  onAudioBack?(): void;
   vadOptions?: Omit<CreateVadOptions, 'signal'>;
   /**
    * The avatar's received audio (a call): the capture worklet's echo gate compares the
    * microphone's level with it, and voice detection hears silence where the microphone
-   * carries only the avatar's echo (ECHO_GATE_DB).
+   * carries only the avatar's echo (ECHO_GATE_DB). Given at all (null too: no avatar
+   * stream at the moment), the gate is built and setFarEnd follows the avatar's stream.
    */
   farEnd?: MediaStream | null;
   /**
@@ -84,6 +93,11 @@ export interface VoicePipeline {
   setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;
   /** The page holds the avatar's voice (false) or plays it (true): the echo gate follows. */
   setFarEndAudible(audible: boolean): void;
+  /**
+   * The avatar's stream changed (a media reconnect): the echo gate compares with the new
+   * one. Returns whether the gate now has the avatar's audio (false without a gate).
+   */
+  setFarEnd(stream: MediaStream | null): boolean;
   /** Releases everything; with keepWarm the VAD worker survives and is returned. */
   stop(): Promise<void>;
   stop(options: { keepWarm: true }): Promise<WarmVoice>;
@@ -166,11 +180,11 @@ const toError = (err: unknown) => (err instanceof Error ? err.message : String(e
 /** How long a suspended AudioContext may take to start before the call is given up. */
 const RESUME_TIMEOUT_MS = 3000;
 /**
- * How long a call may stay without running audio after an interruption (iOS suspends the
- * context, 'interrupted' in WebKit, for a phone call, Siri or an alarm) before it ends
- * with an error rather than going on deaf.
+ * A context the browser suspended mid-call (not WebKit's 'interrupted') is asked back at
+ * once; only if it is not running again this long after is the call paused, so a blip
+ * goes unnoticed.
  */
-export const INTERRUPTION_GRACE_MS = 10_000;
+export const SUSPENDED_GRACE_MS = 1000;
 /**
  * The echo gate: while the avatar is audible, a frame whose microphone level stays more
  * than 18 dB below the avatar's own level is the avatar's residual echo, and voice
@@ -371,7 +385,7 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
     vadPort,
     createNode: deps.createWorkletNode,
     ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
-    ...(options.farEnd && vadPort && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
+    ...(options.farEnd !== undefined && vadPort && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
     onReport: (report) => {
       if (report?.type === 'error') log.warn(`capture worklet: ${report.message}`);
       else if (report?.type === 'gated') log.info('echo gate: frames heard as the avatar only', { frames: report.frames });
@@ -421,7 +435,7 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
   };
   track?.addEventListener('ended', onEnded);
   cleanup.push(() => track?.removeEventListener('ended', onEnded));
-  watchInterruptions(context, cleanup, fail);
+  watchAudioSession(context, cleanup, fail, options);
 
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
     stopped ??= (async () => {
@@ -454,6 +468,7 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
     setFarEndAudible: (audible) => {
       if (!stopped) capture.setFarEndAudible(audible);
     },
+    setFarEnd: (stream) => !stopped && capture.setFarEnd(stream),
     stop: stop as VoicePipeline['stop'],
   };
   return {
@@ -491,38 +506,74 @@ async function answers(call: Promise<unknown>): Promise<boolean> {
 }
 
 /**
- * The context stopped running in the middle of a call (another app took the audio): ask
- * for it back at once and whenever the state changes; if it is not running again within
- * INTERRUPTION_GRACE_MS, the call fails. Removed by `cleanup` before the context closes.
+ * The page's audio in the middle of a call. Another app may take it: iOS moves the context
+ * to 'interrupted' (a phone call, Siri, an alarm) and pauses the page's media; asking an
+ * interrupted context to resume freezes it there (stream-video-js #2249), so it is never
+ * asked while interrupted. When the interruption ends WebKit moves it to 'suspended', and
+ * only then is it asked back; a browser that suspends it by itself is asked back at once,
+ * and again whenever the page shows, gets the focus or is tapped (a gesture iOS may want).
+ * The caller hears onAudioLost when the audio is gone (at once when interrupted; after
+ * SUSPENDED_GRACE_MS when suspended) and onAudioBack when it runs again. Removed by
+ * `cleanup` before the context closes.
  */
-function watchInterruptions(
+function watchAudioSession(
   context: AudioContext,
   cleanup: (() => void | Promise<void>)[],
   fail: (kind: MicErrorKind, message: string) => void,
+  report: Pick<VoicePipelineOptions, 'onAudioLost' | 'onAudioBack'>,
 ): void {
+  let lost = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // 'interrupted' is WebKit's, not in the DOM typings.
+  const state = () => context.state as string;
+  const loseAudio = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (lost || state() === 'running') return;
+    lost = true;
+    log.warn(`the call pauses: audio ${state()}`);
+    report.onAudioLost?.(state());
+  };
+  const askBack = () => {
+    if (state() === 'suspended') context.resume().catch(() => {});
+  };
   const onStateChange = () => {
-    // 'interrupted' is WebKit's, not in the DOM typings.
-    const state = context.state as string;
-    if (state === 'running') {
+    const now = state();
+    if (now === 'running') {
       clearTimeout(timer);
       timer = undefined;
+      if (!lost) return;
+      lost = false;
+      log.info('the audio is back: the call goes on');
+      report.onAudioBack?.();
       return;
     }
-    log.warn(`audio context ${state} during the call`);
-    if (state === 'closed') {
+    if (now === 'closed') {
+      clearTimeout(timer);
       fail('unavailable', 'the audio context was closed');
       return;
     }
-    context.resume().catch(() => {});
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      if (context.state !== 'running') fail('unavailable', `audio ${String(context.state)} for ${INTERRUPTION_GRACE_MS / 1000} s`);
-    }, INTERRUPTION_GRACE_MS);
+    log.warn(`audio context ${now} during the call`);
+    if (now === 'suspended') {
+      askBack();
+      timer ??= setTimeout(loseAudio, SUSPENDED_GRACE_MS);
+    } else {
+      loseAudio();
+    }
+  };
+  const page = globalThis.document as Document | undefined;
+  const onPageBack = () => {
+    if (page?.visibilityState !== 'hidden') askBack();
   };
   context.addEventListener('statechange', onStateChange);
+  page?.addEventListener('visibilitychange', onPageBack);
+  page?.addEventListener('pointerdown', onPageBack, true);
+  globalThis.addEventListener?.('focus', onPageBack);
   cleanup.push(() => {
     context.removeEventListener('statechange', onStateChange);
+    page?.removeEventListener('visibilitychange', onPageBack);
+    page?.removeEventListener('pointerdown', onPageBack, true);
+    globalThis.removeEventListener?.('focus', onPageBack);
     clearTimeout(timer);
   });
 }

@@ -32,6 +32,15 @@ export interface WhepConnection {
   subscribe(listener: (event: PeerEvent) => void): () => void;
   getStats(): Promise<RTCStatsReport>;
   /**
+   * A figure that changes whenever media has arrived since the last call (the newest RTP
+   * packet's time across the receivers, or their packet count where the browser lacks
+   * getSynchronizationSources), null while nothing has arrived. Cheap enough to ask a few
+   * times a second: it is how a media path that went silent is noticed while the
+   * connection still says connected (a media server that dropped the player, a network
+   * that changed under it).
+   */
+  mediaMark(): Promise<number | null>;
+  /**
    * Closes the peer connection and, once the media server has answered (201 with a Location),
    * hangs up there too (DELETE, RFC 9725): SRS then frees the session at once instead of after
    * its 30 s timeout. The DELETE is not waited for; the HTTP timeout bounds it.
@@ -137,6 +146,23 @@ function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeo
   });
 }
 
+/** See WhepConnection.mediaMark. */
+async function mediaMarkOf(pc: RTCPeerConnection): Promise<number | null> {
+  const receivers = pc.getReceivers();
+  if (receivers.every((r) => typeof r.getSynchronizationSources === 'function')) {
+    let newest: number | null = null;
+    for (const receiver of receivers) {
+      for (const source of receiver.getSynchronizationSources()) newest = Math.max(newest ?? 0, source.timestamp);
+    }
+    return newest;
+  }
+  let packets = 0;
+  (await pc.getStats()).forEach((stat: { type?: string; packetsReceived?: number }) => {
+    if (stat.type === 'inbound-rtp') packets += stat.packetsReceived ?? 0;
+  });
+  return packets > 0 ? packets : null;
+}
+
 /** Where a connection's DELETE goes, known from the 201 answer on. */
 interface Resource {
   url: string | null;
@@ -161,6 +187,7 @@ function wrapConnection(pc: RTCPeerConnection, hangUp: (url: string) => void): W
     connectionState: () => pc.connectionState,
     subscribe: events.subscribe,
     getStats: () => pc.getStats(),
+    mediaMark: () => mediaMarkOf(pc),
     close() {
       events.clear();
       for (const track of stream.getTracks()) track.stop();

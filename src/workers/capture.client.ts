@@ -32,7 +32,8 @@ export interface CaptureOptions {
   createNode?: CreateWorkletNode;
   /**
    * The avatar's received audio: the worklet's second input, for the echo gate
-   * (CaptureProcessorOptions.echoGateDb). Absent or null: no gate.
+   * (CaptureProcessorOptions.echoGateDb). With echoGateDb the gate is built whatever this
+   * is (null: no far end yet, and the gate stays open until setFarEnd gives one).
    */
   farEnd?: MediaStream | null;
   echoGateDb?: number;
@@ -47,14 +48,22 @@ export interface Capture {
   replaceStream(stream: MediaStream): void;
   /** Whether the avatar's voice can reach the microphone (false while the page holds it). */
   setFarEndAudible(audible: boolean): void;
+  /**
+   * The avatar's audio now comes from `stream` (a media reconnect replaced it): the echo
+   * gate compares the microphone with it from here on. Returns whether the gate has an
+   * avatar audio track to compare with; always false for a capture built without a gate.
+   */
+  setFarEnd(stream: MediaStream | null): boolean;
 }
+
+const hasAudio = (stream: MediaStream | null | undefined): stream is MediaStream => !!stream && stream.getAudioTracks().length > 0;
 
 const createBrowserNode: CreateWorkletNode = (context, name, options) => new AudioWorkletNode(context, name, options);
 
 /** The worklet module must have been added to `context` (CAPTURE_WORKLET_URL) first. */
 export function startCapture(options: CaptureOptions): Capture {
   const { context, stream, vadPort, createNode = createBrowserNode } = options;
-  const farEnd = options.farEnd && options.farEnd.getAudioTracks().length > 0 && options.echoGateDb !== undefined ? options.farEnd : null;
+  const gated = options.echoGateDb !== undefined;
   const asr = new MessageChannel();
   asr.port1.onmessage = (event: MessageEvent<unknown>) => {
     // Tag check rather than instanceof: the array comes from another realm's structured clone.
@@ -64,12 +73,12 @@ export function startCapture(options: CaptureOptions): Capture {
   const processorOptions: CaptureProcessorOptions = {
     frameSamples: FRAME_SAMPLES,
     targetSampleRate: TARGET_SAMPLE_RATE,
-    ...(farEnd && options.echoGateDb !== undefined ? { echoGateDb: options.echoGateDb } : {}),
+    ...(options.echoGateDb !== undefined ? { echoGateDb: options.echoGateDb } : {}),
   };
   // No outputs: a sink the engine pulls by itself, nothing to route to the speakers. One
   // explicit channel makes the engine downmix a stereo microphone before the worklet.
   const node = createNode(context, CAPTURE_PROCESSOR_NAME, {
-    numberOfInputs: farEnd ? 2 : 1,
+    numberOfInputs: gated ? 2 : 1,
     numberOfOutputs: 0,
     channelCount: 1,
     channelCountMode: 'explicit',
@@ -82,8 +91,17 @@ export function startCapture(options: CaptureOptions): Capture {
   let source = context.createMediaStreamSource(stream);
   source.connect(node);
   // The avatar's audio into the second input, heard by the echo gate only (no output).
-  const farSource = farEnd ? context.createMediaStreamSource(farEnd) : null;
-  farSource?.connect(node, 0, 1);
+  let farSource: MediaStreamAudioSourceNode | null = null;
+  const connectFarEnd = (stream: MediaStream | null | undefined): boolean => {
+    farSource?.disconnect();
+    farSource = null;
+    // An input left unconnected is silence to the gate, which then lets every frame through.
+    if (!gated || !hasAudio(stream)) return false;
+    farSource = context.createMediaStreamSource(stream);
+    farSource.connect(node, 0, 1);
+    return true;
+  };
+  connectFarEnd(options.farEnd);
 
   let stopped = false;
   return {
@@ -92,6 +110,9 @@ export function startCapture(options: CaptureOptions): Capture {
     },
     setFarEndAudible(audible) {
       if (!stopped) control({ type: 'farEnd', audible });
+    },
+    setFarEnd(stream) {
+      return stopped ? false : connectFarEnd(stream);
     },
     replaceStream(next) {
       if (stopped) return;

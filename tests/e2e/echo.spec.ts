@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test.ts';
-import { expectLive, openHome, presetLang } from './support/app.ts';
+import { alertBox, expectLive, openHome, presetLang, videoAdvances } from './support/app.ts';
 import { installCounters } from './support/counters.ts';
 import { clearEvents, events, signalingFrames } from './support/standin.ts';
 import { installTestMicrophone, testMicrophoneArgs, type Playing } from '../support/testMicrophone.ts';
@@ -80,5 +80,44 @@ test('a question spoken over the avatar, with its echo at −25 dB, interrupts i
   const seen = await events(page.request);
   expect(signalingFrames(seen, 'in').map((f) => f.type)).toContain('break');
   expect(signalingFrames(seen, 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id)).toMatchObject({ interrupted: true });
+  await button(page, 'Hang up').click();
+});
+
+// Issue 29: a media reconnect brings the avatar a new stream. The call must follow it (the
+// echo gate compares with what the avatar now plays), or its echo interrupts it again. The
+// test microphone's echo follows the avatar's <audio>, as a loudspeaker would.
+test('after a media reconnect mid-call, the echo at −25 dB still does not interrupt a 25 s reply, and a question over the next reply arrives word for word', async ({ page }) => {
+  test.setTimeout(200_000);
+  await callWithEcho(page, { file: 'silence', loop: true, leadSeconds: 0, echo: ECHO });
+  const peers = () => page.evaluate(() => window.__testMicrophone?.echoSources ?? 0);
+  expect(await peers(), 'the echo comes from the avatar').toBe(1);
+  expect((await page.request.post('/__standin/strike', { data: { faults: ['media-drop'] } })).status()).toBe(200);
+  // A new WHEP connection plays, and what it plays is what echoes.
+  await expect.poll(peers, { timeout: 30_000, message: "the avatar's new stream plays into the microphone" }).toBe(2);
+  await expect.poll(() => videoAdvances(page), { timeout: 15_000 }).toBe(true);
+  await expect(alertBox(page)).toHaveCount(0);
+  await expect(button(page, 'Hang up')).toBeVisible();
+
+  const id = await sayLongReply(page);
+  let end: Record<string, unknown> | undefined;
+  await expect
+    .poll(async () => (end = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id)), { timeout: 60_000 })
+    .toBeDefined();
+  expect(end!.interrupted, 'the reply was interrupted by its own echo').not.toBe(true);
+  await page.waitForTimeout(5000);
+  const sent = signalingFrames(await events(page.request), 'in');
+  expect(sent.filter((f) => f.type === 'break'), 'no break while only the echo was in the microphone').toEqual([]);
+  expect(sent.filter((f) => f.type === 'message_text'), 'no visitor message while only the echo was in the microphone').toEqual([]);
+
+  // The next reply, and the visitor's question 6 s into it.
+  const next = await sayLongReply(page);
+  await page.waitForTimeout(6000);
+  await page.evaluate(() => window.__testMicrophone!.say('question'));
+  await expect
+    .poll(async () => signalingFrames(await events(page.request), 'in').filter((f) => f.type === 'message_text' && f.source === 'nlpmsg').map((f) => String(f.text)), {
+      timeout: 60_000,
+    })
+    .toEqual([expect.stringMatching(/^where is the nearest store\??$/i)]);
+  expect(signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_end' && f.msg_id === next)).toMatchObject({ interrupted: true });
   await button(page, 'Hang up').click();
 });

@@ -9,7 +9,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import type { Request } from '@playwright/test';
+import type { Request, Route } from '@playwright/test';
 import { expect, test } from './support/test.ts';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
 import { chunksHolding, liveChunkFiles } from '../support/chunks.ts';
@@ -239,6 +239,25 @@ test('a live chunk that does not arrive: Start chat says so, and the next Start 
   // Styled: the live screen's own stylesheet came with the second fetch.
   await expect(page.locator('section.live')).toHaveCSS('position', 'absolute');
   await endChat(page);
+});
+
+// Issue 29: a fetch that stalls (a dying network: no answer, no error) must not leave Start
+// chat to end silently at 15 s with nothing to do but reload by hand.
+test('a live chunk whose fetch never answers: Start chat ends with the alert and its Refresh within the start\'s 15 s', async ({ page }) => {
+  test.setTimeout(90_000);
+  const { scripts } = liveChunkFiles(DIST_ASSETS);
+  const held: Route[] = [];
+  // Never answered, never failed: held until the test ends.
+  await page.route((url) => scripts.includes(url.pathname.split('/').pop() ?? ''), (route) => void held.push(route));
+  await openHome(page);
+  await startButton(page).click();
+  await expect(page.getByText(text('en', 'session.connecting'), { exact: false }).first()).toBeVisible();
+  // The start's own end (15 s, silent) would come first were the wait not bounded.
+  await expect(alertBox(page)).toContainText(text('en', 'error.appLoadFailed'), { timeout: 20_000 });
+  expect(held.length, 'the live chunk was asked for and is still unanswered').toBeGreaterThan(0);
+  await expect(alertBox(page).getByRole('button', { name: text('en', 'notices.reload'), exact: true })).toBeVisible();
+  await alertBox(page).getByRole('button', { name: text('en', 'notices.ok'), exact: true }).click();
+  await expectPreSession(page);
 });
 
 test('an app that cannot be loaded: the shell says so in the visitor\'s language and its link loads the page again', async ({ page }) => {

@@ -46,6 +46,13 @@ export interface TestMicrophoneState {
   select(play: Playing): void;
   /** When the file started playing at the last opening (Date.now() clock, ms). */
   fileStartedAt?: number;
+  /**
+   * Plays `file` into the microphone opened last, now (as the visitor speaking mid-call);
+   * resolves with when it started (Date.now() clock, ms). Rejects when no microphone is open.
+   */
+  say(file: string): Promise<number>;
+  /** Avatar streams the echo has come from, in order (a media reconnect brings a new one). */
+  echoSources: number;
 }
 
 declare global {
@@ -70,12 +77,31 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
   const NativeContext = window.AudioContext;
   const original = devices.getUserMedia.bind(devices);
   let play = args.play;
+  const decode = async (context: AudioContext, file: string) => {
+    const binary = atob(args.files[file]!);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+    return context.decodeAudioData(bytes.buffer);
+  };
+  /** The graph of the microphone opened last, while its track is live. */
+  let current: { context: AudioContext; destination: MediaStreamAudioDestinationNode } | null = null;
   const state: TestMicrophoneState = {
     opened: 0,
     live: 0,
+    echoSources: 0,
     select: (next) => {
       if (!(next.file in args.files)) throw new Error(`the test microphone has no file ${next.file}`);
       play = next;
+    },
+    async say(file) {
+      const open = current;
+      if (!open) throw new Error('the test microphone is not open');
+      if (!(file in args.files)) throw new Error(`the test microphone has no file ${file}`);
+      const source = open.context.createBufferSource();
+      source.buffer = await decode(open.context, file);
+      source.connect(open.destination);
+      source.start();
+      return Date.now();
     },
   };
   Object.defineProperty(window, '__testMicrophone', { value: state, enumerable: false });
@@ -87,10 +113,7 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
     const context = new NativeContext();
     // A microphone runs whether or not the page was tapped: so does this one.
     void context.resume();
-    const binary = atob(args.files[play.file]!);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-    const buffer = await context.decodeAudioData(bytes.buffer);
+    const buffer = await decode(context, play.file);
     const source = context.createBufferSource();
     source.buffer = buffer;
     source.loop = play.loop;
@@ -106,11 +129,26 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
       const gain = context.createGain();
       const level = 10 ** (play.echo.gainDb / 20);
       gain.gain.value = level;
-      context.createMediaStreamSource(avatar).connect(delay).connect(gain).connect(destination);
-      // The loudspeaker is the avatar's <audio> element: muted or paused, it makes no echo.
+      delay.connect(gain).connect(destination);
+      // The loudspeaker is the avatar's <audio> element: what it plays is what echoes, so a
+      // media reconnect's new stream echoes as the old one did. Muted or paused, it makes no echo.
+      let playing: MediaStream | null = null;
+      let feed: MediaStreamAudioSourceNode | null = null;
+      const follow = (stream: unknown) => {
+        if (stream === playing) return;
+        playing = stream instanceof MediaStream ? stream : null;
+        feed?.disconnect();
+        feed = null;
+        if (!playing || playing.getAudioTracks().length === 0) return;
+        feed = context.createMediaStreamSource(playing);
+        feed.connect(delay);
+        state.echoSources += 1;
+      };
+      follow(avatar);
       const element = document.querySelector<HTMLAudioElement>('.avatar-video audio')!;
       const speaker = setInterval(() => {
         if (context.state === 'closed') return clearInterval(speaker);
+        follow(element.srcObject);
         gain.gain.setTargetAtTime(element.muted || element.paused ? 0 : level, context.currentTime, 0.005);
       }, 10);
     } else if (play.echo) {
@@ -125,6 +163,8 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
     floor.start();
     const stream = destination.stream;
     state.opened += 1;
+    const graph = { context, destination };
+    current = graph;
     for (const track of stream.getAudioTracks()) {
       state.live += 1;
       const stop = track.stop.bind(track);
@@ -134,6 +174,7 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
         if (stopped) return;
         stopped = true;
         state.live -= 1;
+        if (current === graph) current = null;
         // One track per stream: its graph has nothing left to feed.
         void context.close();
       };

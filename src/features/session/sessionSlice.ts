@@ -19,7 +19,17 @@ export type EndReason =
   | 'reconnectFailed'
   | 'startFailed';
 
-export type SignalingState = 'closed' | 'connecting' | 'open' | 'reconnecting';
+/**
+ * resuming: the socket stopped answering while still open (a network that changed under
+ * it), and a new one is being opened beside it; nothing is sent until one answers.
+ */
+export type SignalingState = 'closed' | 'connecting' | 'open' | 'reconnecting' | 'resuming';
+
+/**
+ * What made the app doubt its network path: the avatar's media dropped, the browser went
+ * online again, or its connection type changed (navigator.connection).
+ */
+export type NetworkHint = 'media' | 'online' | 'connection';
 
 export interface SessionState {
   status: SessionStatus;
@@ -77,6 +87,13 @@ export const sessionSlice = createSlice({
     },
     /** The first asr_ready of the session arrived: the room listens, the greeting was asked for. */
     roomJoined() {},
+    /** Something says the network path may have changed (NetworkHint); the channels check theirs. */
+    networkChangeSuspected(_state, _action: PayloadAction<NetworkHint>) {},
+    /**
+     * The signaling channel moved to a new socket after the old one stopped answering (the
+     * path changed): what else ran over the old path (the recognizer) moves too.
+     */
+    signalingResumed() {},
     mediaStateChanged(state, action: PayloadAction<RTCPeerConnectionState | 'none'>) {
       state.media = action.payload;
     },
@@ -129,6 +146,8 @@ export const {
   liveStarted,
   signalingStateChanged,
   roomJoined,
+  networkChangeSuspected,
+  signalingResumed,
   mediaStateChanged,
   mediaReconnectStarted,
   videoCanPlay,

@@ -21,6 +21,7 @@ export const voiceMessages = defineMessages({
   thinking: { id: 'voice.state.thinking', defaultMessage: 'Thinking…' },
   muted: { id: 'voice.state.muted', defaultMessage: 'Muted' },
   recording: { id: 'voice.state.recording', defaultMessage: 'Recording…' },
+  paused: { id: 'voice.state.paused', defaultMessage: 'Paused: another app is using the sound' },
   micBlocked: { id: 'voice.micBlocked', defaultMessage: 'Microphone blocked: allow it in the browser settings' },
   callControls: { id: 'voice.callControls', defaultMessage: 'Call' },
 });

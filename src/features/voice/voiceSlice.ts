@@ -14,8 +14,11 @@ export type HoldPhase = 'idle' | 'recording';
 /** entering: Start call tapped, the microphone is being opened. */
 export type CallPhase = 'off' | 'entering' | 'active';
 export type AvatarActivity = 'idle' | 'thinking' | 'speaking';
-/** The voice state texts of the spec: listening, speaking, thinking, muted, recording. */
-export type VoiceStatus = 'listening' | 'speaking' | 'thinking' | 'muted' | 'recording';
+/**
+ * The voice state texts of the spec: listening, speaking, thinking, muted, recording; and
+ * paused, while another app has the page's audio in a call.
+ */
+export type VoiceStatus = 'listening' | 'speaking' | 'thinking' | 'muted' | 'recording' | 'paused';
 /** Why the microphone could not be opened (services/voicePipeline.ts MicErrorKind). */
 export type MicFailure = 'denied' | 'unavailable' | 'permission' | 'failed';
 
@@ -34,6 +37,8 @@ export interface VoiceState {
   hypothesis: string;
   /** The microphone permission was refused: recording shows as disabled until a start succeeds. */
   micDenied: boolean;
+  /** Another app has the page's audio (an iOS phone call, Siri): the call is paused until it comes back. */
+  audioTaken: boolean;
 }
 
 export const initialVoiceState: VoiceState = {
@@ -46,6 +51,7 @@ export const initialVoiceState: VoiceState = {
   replyId: null,
   hypothesis: '',
   micDenied: false,
+  audioTaken: false,
 };
 
 /** Sliding up this far from where the press began cancels (spec section 5). */
@@ -95,6 +101,17 @@ export const voiceSlice = createSlice({
       state.muted = !state.muted;
       if (state.muted) state.hearing = false;
     },
+    /** The call lost the page's audio to another app: recognition and voice detection stop. */
+    callAudioLost(state) {
+      if (state.call === 'off') return;
+      state.audioTaken = true;
+      state.hearing = false;
+      state.hypothesis = '';
+    },
+    /** The audio is back: the call listens again. */
+    callAudioBack(state) {
+      state.audioTaken = false;
+    },
     micAccessGranted(state) {
       state.micDenied = false;
     },
@@ -130,6 +147,7 @@ export const voiceSlice = createSlice({
       .addCase(callLeft, (state) => {
         state.call = 'off';
         state.muted = false;
+        state.audioTaken = false;
         state.hearing = false;
         state.hypothesis = '';
       })
@@ -170,6 +188,7 @@ export const voiceSlice = createSlice({
     selectMicDenied: (state) => state.micDenied,
     selectVoiceStatus: (state): VoiceStatus => {
       if (state.hold === 'recording') return 'recording';
+      if (state.call !== 'off' && state.audioTaken) return 'paused';
       if (state.call !== 'off' && state.muted) return 'muted';
       if (state.avatar === 'speaking') return 'speaking';
       if (state.avatar === 'thinking') return 'thinking';
@@ -188,6 +207,8 @@ export const {
   callStarting,
   callStartFailed,
   muteToggled,
+  callAudioLost,
+  callAudioBack,
   micAccessGranted,
   micAccessFailed,
   vadSpeechStarted,

@@ -13,6 +13,9 @@ export type VoiceEvent =
   | { type: 'misfire' }
   /** The microphone went away or voice detection broke. */
   | { type: 'micError'; kind: MicErrorKind; message: string }
+  /** Another app took the page's audio (an iOS phone call, Siri), or the browser suspended it; then it came back. */
+  | { type: 'audioLost'; state: string }
+  | { type: 'audioBack' }
   /** `recognizer` tells a restarted recognizer's events from its predecessor's. */
   | { type: 'recognizing'; text: string; recognizer: number }
   | { type: 'recognized'; text: string; recognizer: number }
@@ -22,7 +25,7 @@ export type VoiceEvent =
 export interface VoiceEvents {
   readonly channel: EventChannel<VoiceEvent>;
   /** The pipeline options that report into the channel. */
-  readonly pipelineCallbacks: Pick<VoicePipelineOptions, 'onSpeechStart' | 'onSpeechEnd' | 'onMisfire' | 'onError'>;
+  readonly pipelineCallbacks: Pick<VoicePipelineOptions, 'onSpeechStart' | 'onSpeechEnd' | 'onMisfire' | 'onError' | 'onAudioLost' | 'onAudioBack'>;
   /** Reports `recognizer`'s words and failures, tagged with `id`; returns the unsubscribe. */
   listen(recognizer: Recognizer, id: number): () => void;
   /** Reports a failure found outside the pipeline and the recognizer (e.g. a recognizer that could not start). */
@@ -52,6 +55,8 @@ export function createVoiceEvents(): VoiceEvents {
       onSpeechEnd: () => emit({ type: 'speechEnd' }),
       onMisfire: () => emit({ type: 'misfire' }),
       onError: (error) => emit({ type: 'micError', kind: error.kind, message: error.message }),
+      onAudioLost: (state) => emit({ type: 'audioLost', state }),
+      onAudioBack: () => emit({ type: 'audioBack' }),
     },
     listen(recognizer, id) {
       const offs = [

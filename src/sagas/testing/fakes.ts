@@ -91,6 +91,14 @@ export class FakePeer implements WhepConnection {
     Promise.resolve(new Map([['in-v', { type: 'inbound-rtp', kind: 'video', framesReceived: this.framesReceived }]]) as unknown as RTCStatsReport),
   );
 
+  /** Whether media arrives on it (false: the path went silent while the state says connected). */
+  flowing = true;
+  private mark = 0;
+  mediaMark = vi.fn(() => {
+    if (this.flowing && this.framesReceived > 0) this.mark += 1;
+    return Promise.resolve(this.mark === 0 ? null : this.mark);
+  });
+
   constructor(readonly index: number) {
     this.stream = { id: `stream-${index}` } as unknown as MediaStream;
   }

@@ -28,6 +28,8 @@ export class FakePipeline implements VoicePipeline {
     return Promise.resolve();
   });
   readonly setFarEndAudible = vi.fn<(audible: boolean) => void>();
+  /** Like the real one: the gate has the avatar's audio when it is given a stream. */
+  readonly setFarEnd = vi.fn((stream: MediaStream | null) => stream !== null);
   readonly stop = vi.fn(() => {
     this.stopped = true;
     return Promise.resolve();
@@ -51,6 +53,13 @@ export class FakePipeline implements VoicePipeline {
   }
   fail(kind: MicErrorKind = 'unavailable'): void {
     this.options.onError?.(new VoicePipelineError(kind, 'the microphone track ended'));
+  }
+  /** Another app takes the page's audio (iOS: the context is 'interrupted'), then gives it back. */
+  audioLost(state = 'interrupted'): void {
+    this.options.onAudioLost?.(state);
+  }
+  audioBack(): void {
+    this.options.onAudioBack?.();
   }
 }
 
@@ -147,6 +156,7 @@ export function createFakeVoice() {
     warmDetector: vi.fn(),
     releaseDetector: vi.fn(() => Promise.resolve()),
     holdAvatarVoice: vi.fn<VoiceService['holdAvatarVoice']>(),
+    resumeAvatarVoice: vi.fn<VoiceService['resumeAvatarVoice']>(),
   };
 
   return {

@@ -13,7 +13,7 @@ export function fakeBrowser(
   options: { micError?: string; vadError?: string; resume?: 'never'; vadReady?: Promise<void>; noAudioWorklet?: boolean } = {},
 ) {
   const live = { contexts: new Set<object>(), tracks: new Set<object>(), vads: new Set<object>(), nodes: new Set<object>() };
-  const made = { contexts: 0, vadCreated: 0, sources: [] as { connected: unknown[]; disconnected: number }[] };
+  const made = { contexts: 0, vadCreated: 0, resumes: [] as string[], sources: [] as { connected: unknown[]; disconnected: number }[] };
   const worklets: { control: WorkletControl[]; side: MessagePort; options: AudioWorkletNodeOptions; name: string }[] = [];
   const vads: (VadClient & { paused: boolean[]; thresholds: unknown[]; resets: number; adopted: MessagePort[]; frames: unknown[]; emit(e: VadEvent): void })[] = [];
   let track!: EventTarget & { enabled: boolean; stop(): void };
@@ -74,7 +74,13 @@ export function fakeBrowser(
         state: 'suspended',
         sampleRate: 48000,
         audioWorklet: options.noAudioWorklet ? undefined : { addModule: vi.fn(async () => {}) },
-        resume: () => (options.resume === 'never' || !audio.resumable ? new Promise(() => {}) : (setState('running'), Promise.resolve())),
+        /** Records the state it was asked in (WebKit freezes a context asked while 'interrupted'). */
+        resume: () => {
+          made.resumes.push(context.state);
+          return options.resume === 'never' || !audio.resumable || context.state === 'interrupted'
+            ? new Promise<void>(() => {})
+            : (setState('running'), Promise.resolve());
+        },
         close: async () => void (setState('closed'), live.contexts.delete(context)),
         /** Another app takes the audio (iOS: 'interrupted'). */
         interrupt: (state = 'interrupted') => setState(state),

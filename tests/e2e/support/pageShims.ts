@@ -9,7 +9,21 @@ declare global {
   interface Window {
     __webkitAutoplay?: { refused: number; allowedInGesture: number };
     __iceCandidateErrors?: { count: number };
+    __audioInterruptions?: AudioInterruptions;
   }
+}
+
+/** Drives the page's AudioContexts as iOS does when another app takes the audio (emulateAudioInterruptions). */
+export interface AudioInterruptions {
+  /** A phone call or Siri starts: every context says 'interrupted', and the avatar's <audio> is paused. */
+  begin(): void;
+  /** It ends: the contexts say 'suspended' until the page asks for them back (resume()). */
+  end(): void;
+  /** resume() calls, and those made while interrupted (each freezes a WebKit context). */
+  resumes: number;
+  resumesWhileInterrupted: number;
+  /** play() calls on the avatar's <audio> while interrupted (fighting the system for the sound). */
+  avatarPlaysWhileInterrupted: number;
 }
 
 /**
@@ -71,6 +85,74 @@ export function withUnreachableStunServer(): void {
     }
   }
   window.RTCPeerConnection = WithUnreachableServer;
+}
+
+/**
+ * iOS's audio interruptions (a phone call, Siri, an alarm): WebKit moves the page's
+ * AudioContexts to 'interrupted' and pauses its media; a resume() asked of an interrupted
+ * context never settles and leaves it frozen (stream-video-js #2249); when the interruption
+ * ends the context is 'suspended' until the page resumes it. Emulated over Chromium's own
+ * contexts by the state they report and their statechange events (their audio keeps
+ * running, so other instrumentation on them still hears). Install after the test
+ * microphone and the probes, which keep their own contexts out of it.
+ */
+export function emulateAudioInterruptions(): void {
+  const Native = window.AudioContext;
+  const contexts = new Set<InterruptibleContext>();
+  let interrupted = false;
+  const avatarAudio = () => document.querySelector<HTMLAudioElement>('.avatar-video audio');
+  const record: AudioInterruptions = {
+    resumes: 0,
+    resumesWhileInterrupted: 0,
+    avatarPlaysWhileInterrupted: 0,
+    begin() {
+      interrupted = true;
+      for (const context of contexts) context.report('interrupted');
+      avatarAudio()?.pause();
+    },
+    end() {
+      interrupted = false;
+      for (const context of contexts) if (context.reported === 'interrupted') context.report('suspended');
+    },
+  };
+  class InterruptibleContext extends Native {
+    reported: string | null = null;
+    constructor(options?: AudioContextOptions) {
+      super(options);
+      contexts.add(this);
+      this.addEventListener('statechange', () => {
+        if (super.state === 'closed') contexts.delete(this);
+      });
+    }
+    override get state(): AudioContextState {
+      return (this.reported ?? super.state) as AudioContextState;
+    }
+    /** What the context says from now on (null: its own state), with a statechange. */
+    report(state: string | null): void {
+      this.reported = state;
+      this.dispatchEvent(new Event('statechange'));
+    }
+    override resume(): Promise<void> {
+      record.resumes += 1;
+      if (this.reported === 'interrupted') {
+        record.resumesWhileInterrupted += 1;
+        return new Promise<void>(() => {});
+      }
+      if (this.reported === null) return super.resume();
+      // Asked back once suspended: it runs again.
+      return super.resume().then(() => this.report(null));
+    }
+  }
+  window.AudioContext = InterruptibleContext;
+  const play = HTMLMediaElement.prototype.play;
+  HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
+    if (interrupted && this === avatarAudio()) {
+      record.avatarPlaysWhileInterrupted += 1;
+      return Promise.reject(new DOMException('interrupted', 'NotAllowedError'));
+    }
+    return play.call(this);
+  };
+  Object.defineProperty(window, '__audioInterruptions', { value: record });
 }
 
 /** iOS Safari before 15.4 and older in-app WebViews: no crypto.randomUUID, AbortSignal.throwIfAborted or Array.prototype.at. */

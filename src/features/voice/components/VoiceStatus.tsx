@@ -13,6 +13,7 @@ const STATUS_TEXT: Record<Status, MessageDescriptor> = {
   thinking: voiceMessages.thinking,
   muted: voiceMessages.muted,
   recording: voiceMessages.recording,
+  paused: voiceMessages.paused,
 };
 
 /** The bars' heights while the visitor is heard, one step after another (a bounce up and down). */
