@@ -324,7 +324,7 @@ async function takeWarm(
     })
     .finally(() => signal.removeEventListener('abort', aborted.listener));
   if (!warm) return null;
-  if (await answers(restoreWarm(warm.vad, vadOptions, framePort))) return warm.vad;
+  if (await answers(restoreWarm(warm.vad, vadOptions, framePort), WARM_ANSWER_TIMEOUT_MS)) return warm.vad;
   log.warn('the kept voice detector did not answer: a new one is loaded');
   await warm.dispose();
   return null;
@@ -445,7 +445,7 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
       if (!stopOptions?.keepWarm || vadBroken) return detector.dispose();
       // Nothing reaches it until the next call hands it a frame port. A worker that does
       // not answer is not worth keeping.
-      if (!(await answers(detector.setPaused(true)))) return detector.dispose();
+      if (!(await answers(detector.setPaused(true), WARM_ANSWER_TIMEOUT_MS))) return detector.dispose();
       return { vad: detector, dispose: () => detector.dispose() };
     })();
     return stopped;
@@ -487,6 +487,15 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
 export const WORKER_CALL_TIMEOUT_MS = 2000;
 
 /**
+ * How long a kept detector may take to answer before it is given up for a new one. Longer
+ * than a control call's wait: on a busy phone a worker still working through a call's last
+ * frames answers late, and a new one (worker, wasm, model) takes far longer than this to
+ * load. The capture does not wait on it: frames and the recognizer's audio are already
+ * flowing into the call's channel.
+ */
+export const WARM_ANSWER_TIMEOUT_MS = 6000;
+
+/**
  * A worker call the caller should not wait on forever: a call's loop awaits mute and
  * threshold changes, and a worker that stopped answering must not hold up Hang up.
  */
@@ -495,9 +504,9 @@ async function bounded(call: Promise<unknown>, what: string): Promise<void> {
 }
 
 /** Whether a worker call succeeded within WORKER_CALL_TIMEOUT_MS. */
-async function answers(call: Promise<unknown>): Promise<boolean> {
+async function answers(call: Promise<unknown>, timeoutMs = WORKER_CALL_TIMEOUT_MS): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_CALL_TIMEOUT_MS)));
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
   try {
     return await Promise.race([call.then(() => true, () => false), late]);
   } finally {
