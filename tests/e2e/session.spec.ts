@@ -109,9 +109,9 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   const sent = signalingFrames(seen, 'in').map((f) => f.type);
   expect(sent.slice(0, 2)).toEqual(['offer_2', 'say_hello']);
   expect(seen.some((e) => e.channel === 'whep' && e.body.state === 'connected')).toBe(true);
-  // Joining a running stream between keyframes, the browser asked for one (PLI) while its first
-  // frame was late, and the request reached the media server (the stand-in records it).
-  expect(seen.filter((e) => e.channel === 'whep' && e.body.rtcp === 'pli').length, 'keyframe requests from the viewer').toBeGreaterThan(0);
+  // Whether the browser asks for a keyframe (PLI) depends on when it joined the stream's
+  // one-second GOP: a fast machine often gets a keyframe first and asks for none. The request's
+  // path to the media server is tested where it can be caused: server/media/whep.test.ts.
   expect(await liveCounts(page)).toMatchObject({ pcCreated: 1, pcOpen: 1, socketsOpen: 1 });
 
   await endChat(page);
