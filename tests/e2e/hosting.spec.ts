@@ -131,6 +131,8 @@ test.describe('a session of the hosted product', () => {
       if (r.status() >= 400) failed.push(`${r.url()}: ${r.status()}`);
     });
     await backEnd!.delete('/__standin/events');
+    // English from the first load: a reload to set it would abort the first load's requests.
+    await page.addInitScript(() => localStorage.setItem('lang', 'en'));
     await page.goto(`${nginx!.url}/25d/demo`);
     await goLiveHere(page);
 
@@ -153,8 +155,6 @@ test.describe('a session of the hosted product', () => {
 
 /** The page is open at nginx's origin (support/voice.ts's goLive opens the shared stand-in's): Start chat, then live. */
 async function goLiveHere(page: Page) {
-  await page.evaluate(() => localStorage.setItem('lang', 'en'));
-  await page.reload();
   await page.getByRole('button', { name: 'Start chat', exact: true }).click();
   await expectLive(page);
 }
