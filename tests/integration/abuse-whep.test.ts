@@ -1,7 +1,7 @@
 /**
  * Issue 21's WHEP inputs (points 4 and 6) against a real stand-in: the 4-peer
  * limit under concurrent offers, a connected viewer never evicted, the offer
- * size limit of PROTOCOL.md (128 KB, 413 above) and DELETE of an unknown
+ * size limit of server/README.md (128 KB, 413 above) and DELETE of an unknown
  * session (404). The media server's own change makes these pass; they are kept
  * apart from tests/integration/abuse.test.ts so that either can go alone.
  */

@@ -19,7 +19,7 @@ import { childPids, samplePeak } from '../support/processProbe.ts';
 import type { RunningStandin } from '../support/standin.ts';
 
 const MEMORY_BOUND_MB = 100;
-// The limits PROTOCOL.md states (kept here as numbers, so the suite runs against any stand-in).
+// The limits server/README.md states (kept here as numbers, so the suite runs against any stand-in).
 /** espeak-ng processes at once: one per core, at least 2. */
 const MAX_RUNNING = Math.max(2, availableParallelism());
 const SIGNALING_LIMITS = { perAddress: 16, total: 256, joinTimeoutMs: 10_000 };

@@ -1,6 +1,6 @@
 /**
  * The routing service (POST /get/route) and the live service (POST /start_live,
- * POST /stop_live) of spec section 7, with their faults (CONTRACT.md section 4).
+ * POST /stop_live) of docs/requirements.md R76, R77 and R78, with their faults (docs/contract.md C12).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { faultsChange, hasFault } from '../../faults.ts';
