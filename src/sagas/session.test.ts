@@ -316,22 +316,6 @@ describe('session', () => {
     expect(h.session().status).toBe('idle');
   });
 
-  it('a start without a user id says "UserId is required" and asks no service', async () => {
-    // The URL had no id (the boot loads nothing), yet something asked for a start.
-    const none = setupSagas({ path: '/25d/' });
-    try {
-      await none.flush();
-      none.dispatch(startRequested());
-      await none.flush();
-      expect(none.state().notices.toasts.map((t) => t.message)).toEqual([{ id: catalogue.userIdRequired.id }]);
-      expect(none.live.getRoute).not.toHaveBeenCalled();
-      expect(none.live.startLive).not.toHaveBeenCalled();
-      expect(none.session().status).toBe('idle');
-    } finally {
-      none.task.cancel();
-    }
-  });
-
   it('asks for a tap to play when the video cannot play within 5 s', async () => {
     h.dispatch(startRequested());
     await h.flush();
