@@ -28,6 +28,8 @@ function codeSpan(text: string): string | null {
   const fence = /^`+/.exec(text)?.[0];
   if (!fence || !text.endsWith(fence) || text.length <= fence.length * 2) return null;
   const inner = text.slice(fence.length, -fence.length);
+  // A name with a backtick in it needs a longer fence, or Markdown breaks the span apart.
+  if (inner.includes(fence)) return null;
   return fence.length > 1 ? inner.trim() : inner;
 }
 
