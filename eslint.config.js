@@ -29,7 +29,7 @@ export default tseslint.config(
       'formatjs/enforce-placeholders': 'error',
       'formatjs/no-multiple-whitespaces': 'error',
       'no-console': 'error',
-      // The oldest phones the README's browser table names lack these (iOS Safari before
+      // The oldest phones docs/browsers.md names lack these (iOS Safari before
       // 15.4, Android WebViews before 92): src/services/compat.ts has the fallbacks.
       'no-restricted-syntax': [
         'error',

@@ -25,7 +25,7 @@ const SPEED = 150;
 /** Bumped whenever the way a file is made changes, so old files are rebuilt. */
 const RECIPE_VERSION = 1;
 
-/** The questions of CONTRACT.md section 3, with the file each one is spoken into. */
+/** The questions of docs/contract.md C10, with the file each one is spoken into. */
 const QUESTIONS = [
   { file: 'q-nearest-store.wav', text: 'where is the nearest store' },
   { file: 'q-opening-hours.wav', text: 'what are your opening hours' },

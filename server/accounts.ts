@@ -1,5 +1,5 @@
 /**
- * The local accounts of CONTRACT.md section 3, as POST /ue/userinfo returns them.
+ * The local accounts of docs/contract.md C9, as POST /ue/userinfo returns them.
  *
  * The client counts an account as valid only when it has more than two fields,
  * so an unknown id answers an empty object. URLs are absolute, built from the

@@ -53,7 +53,7 @@ export interface StandinOptions {
   slowStartMs?: number;
   lateStartMs?: number;
   signaling?: Pick<SignalingOptions, 'pingIntervalMs' | 'play' | 'limits' | 'dialect'>;
-  /** A further rule on who may use /__standin/* (CONTRACT.md section 4); false answers 403. */
+  /** A further rule on who may use /__standin/* (docs/contract.md C11); false answers 403. */
   controlAllowed?: (req: http.IncomingMessage) => boolean;
   /** HTTPS with this key and certificate (`--lan`); plain HTTP without. */
   tls?: TlsFiles;
@@ -255,7 +255,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
       return refuseUpgrade(socket, 403, 'Forbidden');
     }
     // Browsers let any page open a WebSocket anywhere and always send its Origin: another
-    // site's page must not drive a visitor's session or the speech service (CONTRACT.md section 4).
+    // site's page must not drive a visitor's session or the speech service (docs/contract.md C11).
     // The origins a deployment hosts the app on (STANDIN_ALLOWED_ORIGINS) are not foreign.
     const foreign = foreignOrigin(req);
     if (foreign !== null && !allowedOrigins.has(foreign)) {

@@ -147,7 +147,7 @@ describe('/__standin/events', () => {
   });
 });
 
-describe('who may use the controls (CONTRACT.md section 4)', () => {
+describe('who may use the controls (docs/contract.md C11)', () => {
   it('refuses another origin with 403, and sends no CORS header to anyone', async () => {
     const foreign = await fetch(`${t.base}/__standin/events`, { headers: { origin: 'http://evil.example' } });
     expect(foreign.status).toBe(403);

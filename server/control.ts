@@ -1,5 +1,5 @@
 /**
- * The stand-in's control endpoints (CONTRACT.md section 4), mounted only in the
+ * The stand-in's control endpoints (docs/contract.md C11, C12, C13 and C14), mounted only in the
  * local and test environments: faults, a scripted avatar reply, and the log of
  * what the stand-in saw.
  *
@@ -40,7 +40,7 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (Number.isFinite(length) && length > 0);
 }
 
-/** CONTRACT.md section 4's rules for a control request, before its body is read. */
+/** The rules of docs/contract.md C11 for a control request, before its body is read. */
 export function controlGuard(allowed: ControlDeps['controlAllowed']) {
   return (req: IncomingMessage): HttpError | null => {
     const crossSite = crossSiteRefusal(req);
@@ -106,7 +106,7 @@ export function controlRoutes(deps: ControlDeps): Route[] {
       },
     },
     {
-      // Beyond CONTRACT.md (PROTOCOL.md): drop the live sessions' signaling and/or media now, as often as asked.
+      // Beyond docs/contract.md (server/README.md): drop the live sessions' signaling and/or media now, as often as asked.
       method: 'POST',
       path: '/__standin/strike',
       body: 'json',

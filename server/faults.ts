@@ -1,5 +1,5 @@
 /**
- * Fault injection for the local/test environments (CONTRACT.md section 4).
+ * Fault injection for the local/test environments (docs/contract.md C12).
  * A fault stays set for every later request until DELETE /__standin/faults.
  */
 export const FAULT_NAMES = [
@@ -13,7 +13,7 @@ export const FAULT_NAMES = [
   'signaling-quit',
   'media-drop',
   'media-down',
-  // Beyond CONTRACT.md section 4 (PROTOCOL.md lists them):
+  // Beyond docs/contract.md C12 (server/README.md lists them):
   'start-live-late',
   'userinfo-error',
   'userinfo-flaky',

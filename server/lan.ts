@@ -59,7 +59,7 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /**
- * Under `--lan`, whether a request is for the control endpoints (CONTRACT.md section 4) and
+ * Under `--lan`, whether a request is for the control endpoints (docs/contract.md C11) and
  * comes from another machine. The path is read as the router reads it (dot segments resolved,
  * so `/./__standin/faults` is one), and a URL that cannot be read counts as one.
  */

@@ -3,7 +3,7 @@
  * WebRTC stream) and the signaling clients bound to it by offer_2.
  *
  * A room nobody stops is reclaimed, so that a tab that crashed or a phone that died without
- * End chat cannot hold one of the avatars (PROTOCOL.md, *Load limits*):
+ * End chat cannot hold one of the avatars (server/README.md, *Limits*):
  * - `idleMs` (60 s) without a connected WebRTC peer. Signaling sockets alone do not keep a
  *   room: they cost nothing to hold open (they answer pings by themselves), and a few of
  *   them used to keep rooms, and with them the 8-room cap, taken for ever. A visitor's

@@ -42,7 +42,7 @@ export const TURN_CREDENTIAL_TTL_S = 24 * 3600;
 /** Allocations one credential (one page's session) may hold at once; one per peer connection. */
 const ALLOCATIONS_PER_CREDENTIAL = 8;
 const ALLOCATIONS_IN_ALL = 64;
-/** Per allocation, each way: the avatar's stream is about 1.2 Mbit/s (PROTOCOL.md). */
+/** Per allocation, each way: the avatar's stream is about 1.2 Mbit/s (server/README.md, *The TURN relay*). */
 const MAX_BYTES_PER_SECOND = 512 * 1024;
 
 /** A secret for coturn's REST-API credentials, new for each run. */

@@ -18,7 +18,7 @@ import { formRequest } from './services/http.ts';
 
 const route = parseRoute(window.location);
 if (route.kind !== 'home') {
-  // No account to show: the replay viewer, or a URL that loads nothing (spec section 2).
+  // No account to show: the replay viewer, or a URL that loads nothing (docs/requirements.md R9).
   dismissShell();
 } else {
   startEarlyRequest(userInfoUrl(environment.userServiceUrl), formRequest(userInfoFields(route.id, APP_VERSION)))

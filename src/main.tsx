@@ -33,7 +33,7 @@ function exposeStoreForDebugging(getState: () => unknown): void {
 
 function mount(): void {
   const route = parseRoute(window.location);
-  // Spec section 2: without an id in the URL nothing loads, not even the store.
+  // docs/requirements.md R9: without an id in the URL nothing loads, not even the store.
   if (route.kind === 'none') return;
   const container = document.getElementById('root');
   if (!container) return;

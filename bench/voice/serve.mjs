@@ -5,7 +5,7 @@
  * JavaScript type.
  *
  * WebSocket upgrades can be passed through to another server (proxyUpgradesTo): the stand-in
- * refuses an upgrade from a page of another origin (CONTRACT.md section 4), so a page served
+ * refuses an upgrade from a page of another origin (docs/contract.md C11), so a page served
  * here reaches its speech service through this server's own origin, as the app does.
  */
 import { createReadStream } from 'node:fs';

@@ -2,7 +2,7 @@
  * A deliberately small router over node:http: exact paths, one handler per
  * method, bodies parsed and size-limited before the handler runs, CORS for the
  * service paths (the real services are cross-origin to the app), and the
- * http events of CONTRACT.md section 4 recorded for the spec's API calls.
+ * http events of docs/contract.md C14 recorded for the calls of docs/contract.md C6.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { recordEvent } from '../events.ts';

@@ -32,7 +32,7 @@ export const ASSET_PATHS = {
   promoPage: '/assets-standin/pages/promo.html',
 } as const;
 
-/** The four questions of CONTRACT.md section 3, in both languages. */
+/** The four questions of docs/contract.md C10, in both languages. */
 const Q = {
   stores: { en: 'where is the nearest store', zh: '最近的门店在哪里' },
   hours: { en: 'what are your opening hours', zh: '你们的营业时间是什么' },

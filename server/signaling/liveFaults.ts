@@ -1,5 +1,5 @@
 /**
- * The faults that strike a live session (CONTRACT.md section 4): `delayMs` (2 s) after a
+ * The faults that strike a live session (docs/contract.md C12): `delayMs` (2 s) after a
  * room is live for the visitor too (a bound signaling socket, a connected WebRTC peer, and
  * the client's say_hello, which it sends once the avatar plays) every such fault that is
  * set fires once for that room. Counting from the greeting, not from the connected peer,

@@ -149,7 +149,7 @@ export class SignalingSession implements RoomClient {
       return;
     }
     // Another device that learns a room id gets nothing of it: not the conversation, not a
-    // break that would cut the owner's avatar short (PROTOCOL.md, *Who owns a room*).
+    // break that would cut the owner's avatar short (server/README.md, *Who owns a room*).
     if (!room.proveOwner(deviceId, this.deps.address ?? 'unknown')) {
       return this.error(`offer_2: room ${roomId} was started by another device (send the deviceId that started it)`);
     }

@@ -1,8 +1,8 @@
 /**
- * Spec section 9: the environments are debug, test, product and pre, and the build uses
+ * docs/requirements.md R113: the environments are debug, test, product and pre, and the build uses
  * product (`npm run build` is `vite build --mode product`). The real hosts are not in the
  * repository: the product environment takes its service URLs from the VITE_* variables
- * of the build (README), and carries none of the support tools of `local` and `debug`.
+ * of the build (docs/hosting.md), and carries none of the support tools of `local` and `debug`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };

@@ -4,8 +4,8 @@
  *
  * Base URLs may be '' to mean "the page's own origin" (the local stand-in serves
  * everything on one origin). The real hosts of the other environments are not
- * known to this repository: set them with the VITE_* variables listed in the
- * README when building for a real deployment.
+ * known to this repository: set them with the VITE_* variables listed in
+ * docs/hosting.md when building for a real deployment.
  */
 export type EnvName = 'local' | 'debug' | 'test' | 'pre' | 'product';
 

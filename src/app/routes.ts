@@ -3,7 +3,7 @@
  *
  *   /25d/{id}      the home screen for account {id}
  *   /25d/replay    the session-log replay viewer
- *   anything else  nothing loads (spec section 2)
+ *   anything else  nothing loads (docs/requirements.md R9)
  */
 export type AppRoute = { kind: 'home'; id: string } | { kind: 'replay' } | { kind: 'none' };
 

@@ -139,8 +139,8 @@ describe('boot', () => {
     expect(h.storage.dump().lang).toBe('kor');
   });
 
-  // Default language (README decision): section 3 and section 9 give `zh` as the stored
-  // default, saved on first load; section 1's `cht` is the other reading the spec names.
+  // Default language (docs/requirements.md V1): R38 and R111 give `zh` as the stored default,
+  // saved on first load; `cht` on the home screen is the other reading the specification gives.
   it('gives a browser that speaks none of the five languages the default zh, and stores it on first load', async () => {
     await boot({ languages: ['fr-FR', 'de'] });
     expect(h.state().locale.lang).toBe('zh');

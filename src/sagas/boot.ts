@@ -1,6 +1,6 @@
 /**
  * App start: device id, language, and the account named by the URL.
- * Without an id in the URL nothing loads (spec section 2).
+ * Without an id in the URL nothing loads (docs/requirements.md R9).
  */
 import { call, delay, fork, put, take, takeEvery, type SagaGenerator } from 'typed-redux-saga';
 import { parseRoute } from '../app/routes.ts';
@@ -90,7 +90,7 @@ function* loadAccount(userId: string) {
       yield* put(accountLoaded(fetched.result.info));
       return;
     }
-    // No valid-account flag: the invalid-user toast, and no content (spec section 2).
+    // No valid-account flag: the invalid-user toast, and no content (docs/requirements.md R13).
     storage.remove(STORAGE_KEYS.userInfo);
     yield* put(accountRejected());
     yield* put(toastShown({ id: catalogue.invalidUser.id }));

@@ -49,7 +49,7 @@ export function replayText(message: ChatMessage | undefined): string {
 
 function* onResend(action: ReturnType<typeof resendRequested>) {
   const message = yield* select(selectMessageByKey, action.payload);
-  // Only the visitor's own messages can be resent (spec section 4).
+  // Only the visitor's own messages can be resent (docs/requirements.md R63).
   if (message && !message.fromMe) {
     log.warn('resend refused: not a visitor message', { key: action.payload });
     return;

@@ -7,7 +7,7 @@
  * /get/route runs before /start_live so that a refused route never starts a room.
  *
  * Signaling opens as soon as both answers are in, so a lost channel aborts the
- * stream poll (spec section 8) instead of being discovered after it.
+ * stream poll (docs/requirements.md R90) instead of being discovered after it.
  *
  * Every step throws a SessionEnd on failure. The signaling and media tasks are
  * forked here and live until the session saga cancels this saga.

@@ -17,7 +17,7 @@ export function endings<D>(deadline: D) {
   };
 }
 
-/** What is left of the start's 15 s (spec section 4) `elapsedMs` after the tap. */
+/** What is left of the start's 15 s (docs/requirements.md R46) `elapsedMs` after the tap. */
 export function deadlineAfter(totalMs: number, elapsedMs: number) {
   return delay(Math.max(0, totalMs - elapsedMs));
 }

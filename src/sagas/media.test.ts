@@ -250,7 +250,7 @@ describe('media', () => {
 });
 
 /*
- * Spec section 4: the avatar-video connection states connected, disconnected, closed and
+ * docs/requirements.md R51: the avatar-video connection states connected, disconnected, closed and
  * failed are handled. The other three are pinned in media.test.ts; these are `closed`.
  *
  * A peer connection that is closed never carries media again. Once the session's media has

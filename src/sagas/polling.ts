@@ -1,6 +1,6 @@
 /**
  * Waits until the room's stream is published: the streams list is asked at
- * once, then every 400 ms (spec section 7), counted from the start of the last
+ * once, then every 400 ms (docs/requirements.md R79), counted from the start of the last
  * poll, so a slow answer does not push every later poll back. Polls never
  * overlap: after an answer slower than 400 ms the next one goes at once. A
  * failed poll is logged and retried: the session's 15 s deadline, not the poll,

@@ -152,7 +152,7 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
     }
     log.warn('signaling lost: reconnects exhausted');
     yield* put(signalingStateChanged('closed'));
-    // While the start is still polling for the stream, the poll is what fails (spec section 8).
+    // While the start is still polling for the stream, the poll is what fails (docs/requirements.md R90).
     const status = yield* select(selectSessionStatus);
     const phase = yield* select(selectConnectPhase);
     const lost = status === 'connecting' && phase === 'stream' ? catalogue.signalingDisconnected : catalogue.signalingLost;

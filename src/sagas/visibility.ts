@@ -1,5 +1,5 @@
 /**
- * A hidden page ends the session (spec section 4): at once, or after 3 s on iOS
+ * A hidden page ends the session (docs/requirements.md R48): at once, or after 3 s on iOS
  * and in messenger apps, whose own overlays hide the page briefly; coming back
  * within the grace keeps the session.
  */

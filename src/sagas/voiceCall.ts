@@ -1,5 +1,5 @@
 /**
- * Call mode, hands-free (spec sections 4, 5 and 9): Start call checks the account's
+ * Call mode, hands-free (docs/requirements.md R60, R61, R68, R69 and R108): Start call checks the account's
  * speech settings, opens the microphone, and enters call mode; the conversation
  * (voiceConversation.ts) runs until Hang up, a failure, or the end of the session.
  * However it ends, the microphone, the AudioContext, the worklet, the VAD worker and
@@ -37,7 +37,7 @@ function* runCall() {
   const { voice, remoteMedia } = yield* services();
   const asr = (yield* select(selectAccountInfo))?.asr;
   if (!asr) {
-    // Spec section 5: recognition needs the key and region of the account's AsrList.
+    // docs/requirements.md R69: recognition needs the key and region of the account's AsrList.
     log.warn('call refused: the account has no speech settings');
     yield* put(alertShown({ id: catalogue.asrConfigFailed.id }));
     return;

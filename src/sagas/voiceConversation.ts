@@ -6,7 +6,7 @@
  * - A sentence starting interrupts the avatar (break).
  * - Mute pauses the VAD and stops feeding the recognizer.
  * - A language change restarts the recognizer with the new locale and a 500 ms
- *   segmentation silence (1000 ms at call start), spec section 9.
+ *   segmentation silence (1000 ms at call start), docs/requirements.md R108.
  * - The avatar's own voice (bench/echo.mjs measures all of this): echo cancellation keeps
  *   most of it out of the microphone. What leaks through is kept from interrupting the
  *   avatar by the capture worklet's echo gate, given the avatar's received audio: while

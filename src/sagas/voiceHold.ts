@@ -1,5 +1,5 @@
 /**
- * Hold to talk (spec sections 2, 4 and 5). Pressing interrupts the avatar and records;
+ * Hold to talk (docs/requirements.md R21, R31, R56, R62 and R67). Pressing interrupts the avatar and records;
  * releasing sends what was recognized; sliding up ~15 px first cancels; nothing
  * recognized shows the no-voice toast and sends nothing. Presses are debounced by 300 ms.
  *

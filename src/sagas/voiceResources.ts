@@ -156,7 +156,7 @@ export function micFailureOf(error: unknown): MicFailure {
 }
 
 /**
- * Spec sections 5 and 8: a refused permission says how to allow it; a request for the
+ * docs/requirements.md R68, R86, R92 and R93: a refused permission says how to allow it; a request for the
  * microphone that failed without being refused says the permission could not be obtained;
  * anything else (no microphone, a busy one, capture that could not start) is the
  * media-access error.

@@ -100,7 +100,7 @@ export function parseUserInfoResponse(body: unknown): UserInfoResult {
   if (numberField(body, 'code') !== 0) return { valid: false, reason: 'code' };
   const data = body.data;
   if (!isObject(data)) return { valid: false, reason: 'shape' };
-  // Spec section 5: the account is valid only if its info has more than two fields.
+  // docs/requirements.md R72: the account is valid only if its info has more than two fields.
   if (Object.keys(data).length <= 2) return { valid: false, reason: 'tooFewFields' };
   return { valid: true, raw: data, info: toAccountInfo(data) };
 }

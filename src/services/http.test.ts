@@ -97,7 +97,7 @@ describe('http', () => {
 });
 
 /**
- * Spec sections 7 and 9: the HTTP client's default timeout is 10 s. A request that never
+ * docs/requirements.md R85: the HTTP client's default timeout is 10 s. A request that never
  * answers is aborted at 10 000 ms, not before. Both ways the client builds its deadline are
  * driven by fake timers: AbortSignal.timeout (replaced by one on the faked setTimeout, since
  * Node's own runs on timers the fakes do not reach) and, for browsers without

@@ -1,5 +1,5 @@
 /**
- * fetch with a default 10 s timeout (spec section 9), the caller's AbortSignal,
+ * fetch with a default 10 s timeout (docs/requirements.md R85), the caller's AbortSignal,
  * JSON / form / raw bodies, and one error type whose `kind` says what went wrong.
  * Response bodies come back as `unknown`: callers check the shape they need.
  */

@@ -1,5 +1,5 @@
 /**
- * Spec sections 7 and 9: POST /ue/userinfo carries `version`, which is 1.0.0. It is the
+ * docs/requirements.md R75 and R112: POST /ue/userinfo carries `version`, which is 1.0.0. It is the
  * app's own version, taken at build time from package.json (vite.config.ts defines
  * __APP_VERSION__), exported as APP_VERSION (src/app/environments.ts) and given to the
  * account service by createCoreServices: the chain is checked link by link, up to the form

@@ -6,7 +6,7 @@ import type { LocationLike } from '../app/routes.ts';
 import { randomUUID } from './compat.ts';
 import { afterNextPaint, whenIdle } from './afterPaint.ts';
 
-/** Spec section 4/9: on iOS or inside a messenger app a hidden page ends the session after 3 s, elsewhere at once. */
+/** docs/requirements.md R48: on iOS or inside a messenger app a hidden page ends the session after 3 s, elsewhere at once. */
 export const HIDDEN_GRACE_MS = 3000;
 
 export interface PlatformService {

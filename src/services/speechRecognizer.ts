@@ -1,6 +1,6 @@
 /**
  * Speech recognition through the Speech SDK, fed from the capture pipeline's 16 kHz 16-bit
- * mono PCM (spec sections 7 and 9). The SDK (~1 MB) is imported lazily, only when voice
+ * mono PCM (docs/requirements.md R84 and R110). The SDK (~1 MB) is imported lazily, only when voice
  * is used or prefetched while the session connects, never on the pre-session path.
  *
  * Locally the stand-in speaks the SDK's protocol (SpeechConfig.fromHost); elsewhere the

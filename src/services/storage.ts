@@ -6,7 +6,7 @@ import { createLogger } from './logger.ts';
 
 const log = createLogger('storage');
 
-/** The keys of spec section 3 / CONTRACT.md section 6. */
+/** The keys of docs/requirements.md R37 (docs/contract.md C19). */
 export const STORAGE_KEYS = {
   lang: 'lang',
   userInfo: 'userInfo',

@@ -148,7 +148,7 @@ export const browserVoiceDeps: VoicePipelineDeps = {
   },
 };
 
-/** Spec section 9: 16 kHz, noise suppression, echo cancellation, auto gain. */
+/** docs/requirements.md R110: 16 kHz, noise suppression, echo cancellation, auto gain. */
 export const MIC_CONSTRAINTS: MediaStreamConstraints = {
   audio: {
     channelCount: 1,

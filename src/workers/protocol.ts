@@ -14,7 +14,7 @@ export type { FrameEvent, FrameProcessorOptions, VadThresholds };
 
 export const CAPTURE_PROCESSOR_NAME = 'capture-processor';
 export const TARGET_SAMPLE_RATE = 16_000;
-/** 96 ms at 16 kHz: the frame the Silero legacy model is run on (spec section 9). */
+/** 96 ms at 16 kHz: the frame the Silero legacy model is run on (docs/requirements.md R109). */
 export const FRAME_SAMPLES = 1536;
 
 /** processorOptions of the AudioWorkletNode (structured-cloned, so no ports here). */

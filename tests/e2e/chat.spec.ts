@@ -77,7 +77,7 @@ test('a typed knowledge-base question: the visitor message, then the spoken repl
   const events = await signaling(request);
   const inbound = events.filter((e) => e.dir === 'in').map((e) => e.body);
   const sent = inbound.findIndex((b) => b.type === 'message_text');
-  // Sending text interrupts first (spec section 4): a break exists, and it went before the message.
+  // Sending text interrupts first (docs/requirements.md R57): a break exists, and it went before the message.
   const interrupted = inbound.findIndex((b) => b.type === 'break');
   expect(sent).toBeGreaterThanOrEqual(0);
   expect(interrupted, 'a break was sent').toBeGreaterThanOrEqual(0);

@@ -38,7 +38,7 @@ const test = voiceTest.extend<object, { seedStandin: RunningStandin }>({
   baseURL: async ({ seedStandin }, use) => use(seedStandin.url),
 });
 
-/** The specification's received fields and message types (section 3). */
+/** The specification's received fields and message types (docs/requirements.md R41). */
 const SPEC_FIELDS = new Set(['msg_type', 'text', 'msg_id', 'image_url', 'video_url', 'web_url', 'command']);
 
 /** Every frame the stand-in sent kept to the specification's field list. */

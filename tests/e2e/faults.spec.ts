@@ -1,5 +1,5 @@
 /**
- * Every fault of CONTRACT.md section 4, with what the visitor sees (spec
+ * Every fault of docs/contract.md C12, with what the visitor sees (docs/requirements.md,
  * section 8), against the real stand-in. Faults are global: the tests run one
  * at a time and each clears them afterwards.
  */
@@ -161,7 +161,7 @@ test('signaling-down: exactly 3 reconnects 500 ms apart are refused, "error" is 
   await openWithFault(page, request, 'signaling-down');
   await startAndWaitLive(page);
   await expectAlertThenPreSession(page, text('en', 'error.signalingLost'));
-  // Spec section 7: up to 3 reconnects at 500 ms. The first socket, then three attempts.
+  // docs/requirements.md R83: up to 3 reconnects at 500 ms. The first socket, then three attempts.
   const { socketsCreated, socketTimes } = await liveCounts(page);
   expect(socketsCreated).toBe(4);
   const gaps = socketTimes.slice(2).map((t, i) => t - socketTimes[i + 1]!);

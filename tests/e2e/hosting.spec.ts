@@ -75,7 +75,7 @@ test('npm run build from a clean tree holds every asset the built app fetches: c
   expect([...named].some((n) => /^LiveView-[\w-]+\.js$/.test(n))).toBe(true);
 });
 
-test('nginx with docs/nginx.conf sends the headers the README promises: CSP, caching, Content-Encoding, Vary, application/wasm', async () => {
+test('nginx with docs/nginx.conf sends the headers docs/hosting.md promises: CSP, caching, Content-Encoding, Vary, application/wasm', async () => {
   const get = (path: string, encoding = 'br, gzip') => fetch(`${nginx!.url}${path}`, { headers: { 'Accept-Encoding': encoding } });
   const varies = (res: Response) => (res.headers.get('vary') ?? '').split(',').map((v) => v.trim().toLowerCase());
 

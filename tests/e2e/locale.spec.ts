@@ -1,6 +1,6 @@
 /**
- * Languages, the access gate and the missing-id route (spec sections 2 and 6,
- * CONTRACT.md sections 5 and 6) in the real app against the stand-in.
+ * Languages, the access gate and the missing-id route (docs/requirements.md R6, R9 and R11 to R13;
+ * docs/contract.md C17 and C19) in the real app against the stand-in.
  */
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test.ts';

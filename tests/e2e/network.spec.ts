@@ -92,7 +92,7 @@ const figure = (shown: string): number | null => {
   return match?.[1] ? Number(match[1].replace(/,/g, '')) : null;
 };
 
-/** The specification's network quality table (section 9), written out here on its own. */
+/** The specification's network quality table (docs/requirements.md R115), written out here on its own. */
 function specLevel(kbps: number, lossPct: number | null, rttMs: number | null): string {
   const rows: [string, number, number, number][] = [
     ['Excellent', 1000, 1, 100],

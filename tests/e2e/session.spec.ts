@@ -88,7 +88,7 @@ test('happy path: Start chat → Connecting → the avatar plays and speaks with
   await openHome(page);
   await clearEvents(request);
   await startButton(page).click();
-  // While connecting the action becomes Cancel and a Connecting text shows (CONTRACT.md section 5).
+  // While connecting the action becomes Cancel and a Connecting text shows (docs/contract.md C17).
   await expect(cancelButton(page)).toBeVisible();
   await expect(page.getByText('Connecting', { exact: false }).first()).toBeVisible();
 
@@ -135,7 +135,7 @@ test('the screen stays on while live: a screen wake lock is held, and End chat r
   await expect.poll(() => wakeLockCounts(page)).toMatchObject({ requested: 1, held: 0, released: 1 });
 });
 
-// Spec section 7: say_hello is sent after asr_ready, and the avatar greets. The visitor must be able
+// docs/requirements.md R82: say_hello is sent after asr_ready, and the avatar greets. The visitor must be able
 // to hear the greeting: its speech may only start once the avatar's media is connected.
 test('the greeting is spoken once the visitor can hear it: after the media connects, with sound', async ({ page, request }) => {
   await openHome(page);
@@ -206,7 +206,7 @@ test('Cancel while start_live is pending leaves no room and no socket', async ({
   await expectNothingLeft(page, rooms);
 });
 
-// Spec section 4: "Pressing start again while connecting shows a 'please wait' toast." The
+// docs/requirements.md R44: "Pressing start again while connecting shows a 'please wait' toast." The
 // connecting phase is held (the stream never turns active) so both taps land inside it.
 test('a second tap while connecting says "please wait", starts nothing more and cancels nothing', async ({ page, request }) => {
   await setFaults(request, 'stream-never-active');
@@ -239,7 +239,7 @@ test('a second tap while connecting says "please wait", starts nothing more and 
   expect(stoppedRooms(seen)).toEqual(startedRooms(seen));
 });
 
-// Spec section 4: "Pressing start again while connecting shows a 'please wait' toast." With the
+// docs/requirements.md R44: "Pressing start again while connecting shows a 'please wait' toast." With the
 // button turned into Cancel in place, the only way to press start again is a quick second tap.
 test('a double tap on Start chat starts one session: the second tap says "please wait" and does not cancel', async ({ page, request }) => {
   await openHome(page);

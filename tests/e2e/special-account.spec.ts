@@ -1,9 +1,9 @@
 /**
- * The special account end to end (spec sections 1 and 6; CONTRACT.md section 3: `gov` is
+ * The special account end to end (docs/requirements.md R5; docs/contract.md C9: `gov` is
  * the special account of the `local` environment): the AI-summary notice and the
  * digital-host label, in zh and in en, before and during a session; its background video,
- * and the demo account's background image, painted behind the avatar (spec section 2).
- * Also here: where a toast sits on the 390×844 screen (spec section 9: middle position).
+ * and the demo account's background image, painted behind the avatar (docs/requirements.md R17).
+ * Also here: where a toast sits on the 390×844 screen (docs/requirements.md R114: middle position).
  */
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './support/test.ts';

@@ -12,7 +12,7 @@ import { CHROMIUM_ARGS } from '../../playwright.config.ts';
 import { startAndWaitLive, startButton } from './support/app.ts';
 import { clearEvents, events, roomIds, startedRooms, stoppedRooms, whepDeletes, type StandinEvent } from './support/standin.ts';
 
-/** What the stand-in promises (PROTOCOL.md, *Load limits*): a vanished visitor's room goes within 30 s. */
+/** What the stand-in promises (server/README.md, *Limits*): a vanished visitor's room goes within 30 s. */
 const RECLAIM_LIMIT_MS = 30_000;
 
 let server: BrowserServer | null = null;

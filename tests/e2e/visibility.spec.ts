@@ -1,5 +1,5 @@
 /**
- * A hidden page ends the session (spec section 4): at once, or after 3 s on iOS or inside
+ * A hidden page ends the session (docs/requirements.md R48): at once, or after 3 s on iOS or inside
  * a messenger app. Headless Chromium never hides a page by itself, so the test does what
  * the browser does when the visitor switches apps: document.visibilityState turns
  * 'hidden' and `visibilitychange` fires. The app's own listener (src/services/platform.ts)

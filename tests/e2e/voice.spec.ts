@@ -95,7 +95,7 @@ test.describe('a hands-free call', () => {
   test.use({ micFile: padded('call-two-questions.wav', 4, true) });
 
   // The second question starts 2 s after the first ends, while the avatar speaks the first
-  // reply: the call's barge-in (spec section 4) in a real browser.
+  // reply: the call's barge-in (docs/requirements.md R60) in a real browser.
   test('two spoken questions become two visitor messages; the second, spoken over the first reply, interrupts it and is answered', async ({
     page,
     request,

@@ -247,11 +247,14 @@ test("WebKit's autoplay rule, a start without a gesture: OK ends the session and
   await waitFor(async () => stoppedRooms(await events(request)), (stopped) => stopped.length === 1 && stopped[0] === started[0], 'the room stopped');
 });
 
-test('an unreachable STUN server among the ICE servers: the session goes live, no alert', async () => {
+test('an unreachable STUN server among the ICE servers: its candidate errors are only logged, and the session goes live', async () => {
   await page.evaluateOnNewDocument(withUnreachableStunServer);
   await openApp(page, origin);
   await goLive(page);
-  // Firefox may not fire icecandidateerror at all; what matters is that nothing ends the session.
+  // Firefox reports the unresolvable server as icecandidateerror (code 701) while it gathers,
+  // which is before the offer goes out: by the time the session is live the app has seen
+  // every one of them. Without one the test would prove nothing, so it checks there was one.
+  expect(await page.evaluate(() => window.__iceCandidateErrors?.count ?? 0), 'Firefox reported no candidate error').toBeGreaterThan(0);
   expect(await alertText(page)).toBeNull();
   await endChatLeavesNothing(page);
 });
@@ -300,7 +303,8 @@ test('a user service that fails once is retried unseen; one that cannot be reach
 test('a browser without crypto.randomUUID, AbortSignal.throwIfAborted and Array.prototype.at boots, chats and starts a call', async () => {
   await page.evaluateOnNewDocument(withoutNewerPlatform);
   await openApp(page, origin);
-  expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe('undefined');
+  // The page really lacks all three, or the test proves nothing about their fallbacks.
+  expect(await page.evaluate(() => [typeof crypto.randomUUID, typeof AbortSignal.prototype.throwIfAborted, typeof [].at])).toEqual(['undefined', 'undefined', 'undefined']);
   expect(await page.evaluate(() => window.localStorage.getItem('login-deviceId'))).toMatch(/^H5[0-9a-f]{32}$/);
   await goLive(page);
   await control(page, 'textbox', 'Message').fill('what are your opening hours');

@@ -1,7 +1,7 @@
 /**
  * Issue 21's WHEP inputs (points 4 and 6) against a real stand-in: the 4-peer
  * limit under concurrent offers, a connected viewer never evicted, the offer
- * size limit of PROTOCOL.md (128 KB, 413 above) and DELETE of an unknown
+ * size limit of server/README.md (128 KB, 413 above) and DELETE of an unknown
  * session (404). Issue 28's: another device that learns a room id (its join,
  * break, WHEP offers and DELETEs), and start_live, WHEP and stop_live raced
  * hundreds of times with no peer or socket left. They are kept apart from

@@ -26,16 +26,16 @@ import type { RunningStandin } from '../support/standin.ts';
 import { viewerOffer } from '../support/visitor.ts';
 
 const MEMORY_BOUND_MB = 100;
-// The limits PROTOCOL.md states (kept here as numbers, so the suite runs against any stand-in).
+// The limits server/README.md states (kept here as numbers, so the suite runs against any stand-in).
 /** espeak-ng processes at once: one per core, at least 2. */
 const MAX_RUNNING = Math.max(2, availableParallelism());
 const SIGNALING_LIMITS = { perAddress: 16, total: 256, joinTimeoutMs: 10_000 };
-/** One socket's frames (PROTOCOL.md, *Load limits*): bursts of 40 frames and 1 MB. */
+/** One socket's frames (server/README.md, *Limits*): bursts of 40 frames and 1 MB. */
 const FRAME_BURST = 40;
 const FRAMES_PER_SECOND = 20;
 const BYTE_BURST = 1024 * 1024;
 const BYTES_PER_SECOND = 256 * 1024;
-/** HTTP connections (PROTOCOL.md, *Load limits*). */
+/** HTTP connections (server/README.md, *Limits*). */
 const HTTP_LIMITS = { perAddress: 128, headersMs: 20_000 };
 
 let t: AbuseStandin;

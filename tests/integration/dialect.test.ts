@@ -9,7 +9,7 @@ import { parseServerFrame, type ServerMessage } from '../../src/features/signali
 import { startRoom, startTestStandin, SignalingClient, type Frame, type TestStandin } from '../../server/http/testkit.ts';
 import type { Dialect } from '../../server/signaling/dialect.ts';
 
-/** The specification's list of received fields (section 3), and the msg_types it names. */
+/** The specification's list of received fields (docs/requirements.md R41), and the msg_types it names. */
 const SPEC_FIELDS = new Set(['msg_type', 'text', 'msg_id', 'image_url', 'video_url', 'web_url', 'command']);
 const SPEC_TYPES = new Set(['asr', 'tts', 'quit']);
 

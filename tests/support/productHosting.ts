@@ -58,7 +58,7 @@ export function cleanTree(): string {
   return dir;
 }
 
-/** `npm run build`, as the README gives it, in `dir` with `env` (the VITE_* variables). Returns dist/. */
+/** `npm run build`, as docs/hosting.md gives it, in `dir` with `env` (the VITE_* variables). Returns dist/. */
 export function buildProduct(dir: string, env: Record<string, string>): string {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { build: string } };
   if (pkg.scripts.build !== 'vite build --mode product') throw new Error(`npm run build is "${pkg.scripts.build}": this harness runs what it names`);

@@ -33,7 +33,7 @@ export async function viewerOffer(): Promise<{ pc: RTCPeerConnection; sdp: strin
 }
 
 export interface VisitorOptions {
-  /** Default: the first question of CONTRACT.md section 3. */
+  /** Default: the first question of docs/contract.md C10. */
   question?: string;
   deviceId?: string;
   /** For the whole session up to the answer. Default 30 s. */

@@ -1,4 +1,4 @@
-/** POST /ue/userinfo: the user service (spec section 7). */
+/** POST /ue/userinfo: the user service (docs/requirements.md R75). */
 import { accountInfo, accountLang } from '../../accounts.ts';
 import { faultsGeneration, hasFault } from '../../faults.ts';
 import { HttpError } from '../body.ts';

@@ -1,6 +1,6 @@
 /**
  * The routing service (POST /get/route) and the live service (POST /start_live,
- * POST /stop_live) of spec section 7, with their faults (CONTRACT.md section 4).
+ * POST /stop_live) of docs/requirements.md R76, R77 and R78, with their faults (docs/contract.md C12).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { faultsChange, hasFault } from '../../faults.ts';
@@ -26,7 +26,7 @@ export interface LiveDeps {
 }
 
 /**
- * The relay for this page, with a credential of its own (PROTOCOL.md, *The TURN relay*): at the
+ * The relay for this page, with a credential of its own (server/README.md, *The TURN relay*): at the
  * host the page used, on UDP at the stand-in's port number. An extension of the route answer:
  * a client takes it when present and keeps its build's ICE servers otherwise.
  */
@@ -115,7 +115,7 @@ export function liveRoutes(deps: LiveDeps): Route[] {
         }
         let room;
         try {
-          // The address it came from is the owner's (PROTOCOL.md, *Who owns a room*).
+          // The address it came from is the owner's (server/README.md, *Who owns a room*).
           room = rooms.create({ ...init, address: clientAddress(req) });
         } catch (err) {
           log.error('could not start a media pipeline', { error: String(err) });

@@ -1,5 +1,5 @@
 /**
- * The media server (spec section 7), imitating SRS 5 from its source: GET /api/v1/streams/ in
+ * The media server (docs/requirements.md R79 and R80), imitating SRS 5 from its source: GET /api/v1/streams/ in
  * SRS's own shape (the path without the slash answers 302 to it, as SRS's HTTP mux does), and
  * WHEP playback (POST an SDP offer, 201 with the answer and a Location; DELETE the Location to
  * hang up, which frees the session at once).

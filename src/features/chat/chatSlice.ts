@@ -100,7 +100,7 @@ function appendParts(state: Draft, frame: TtsMessage): void {
   if (added.length === 0) return;
   reply.msgArr.push(...added);
   const kind = onlySuggestions && added.every((p) => p.type === 'relatedQa') ? 'questionPrompt' : 'text';
-  // Spec section 2: a 'thinking' message with fewer than two parts shows three dots. A reply
+  // docs/requirements.md R25: a 'thinking' message with fewer than two parts shows three dots. A reply
   // in progress stays 'thinking' until its second part comes, or it ends (settleType).
   const inProgress = reply.status === 'thinking' || reply.status === 'speaking';
   reply.type = inProgress && reply.msgArr.length < 2 ? 'thinking' : kind;

@@ -1,7 +1,7 @@
 import { defineMessages } from 'react-intl';
 
 /**
- * Texts of the chat log and the text input (spec sections 1 and 2). The
+ * Texts of the chat log and the text input (docs/requirements.md, sections 1 and 2). The
  * interruption and no-content texts are the error catalogue's (notices/messages.ts).
  */
 export const chatMessages = defineMessages({

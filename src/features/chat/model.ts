@@ -1,5 +1,5 @@
 /**
- * The chat message model (spec section 3, "Chat message") and the pure rules
+ * The chat message model (docs/requirements.md R35) and the pure rules
  * around it: how a reply's signaling frames become parts, how parts become what
  * the log draws (joined text, one gallery per message), and how text taken from
  * a message is cleaned before it is sent again.
@@ -87,12 +87,12 @@ export function textLength(parts: readonly ChatPart[]): number {
   return total;
 }
 
-/** Spec section 2: a thinking message with fewer than two parts shows three animated dots. */
+/** docs/requirements.md R25: a thinking message with fewer than two parts shows three animated dots. */
 export function showsThinkingDots(message: Pick<ChatMessage, 'type' | 'msgArr'>): boolean {
   return message.type === 'thinking' && message.msgArr.length < 2;
 }
 
-/** Spec section 5: text taken from a message has its line breaks removed and is trimmed. */
+/** docs/requirements.md R66: text taken from a message has its line breaks removed and is trimmed. */
 export function cleanTakenText(text: string): string {
   return text.replace(/[\r\n\u2028\u2029]+/g, '').trim();
 }

@@ -1,5 +1,5 @@
 /**
- * The bottom bar's input mode (spec sections 2 and 4) and the text box's draft.
+ * The bottom bar's input mode (docs/requirements.md R52 and R55) and the text box's draft.
  * The draft lives here, not in the component, so switching to voice and back,
  * or a send that failed because the channel was closed, never loses a word.
  */

@@ -1,7 +1,7 @@
 import { defineMessages } from 'react-intl';
 
 /**
- * The error catalogue of spec section 8 and the localized messages it lists.
+ * The error catalogue (docs/requirements.md, section 8) and the localized messages it lists.
  * Sagas put notices by id (`{ id: catalogue.invalidUser.id }`); the notice
  * components format them in the visitor's language. In `zh` each text is
  * exactly the specification's.

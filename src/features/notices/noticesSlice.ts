@@ -21,7 +21,7 @@ export interface NoticesState {
 
 const initialState: NoticesState = { toasts: [], alert: null };
 
-/** Toasts stay 2000 ms (spec section 9); at most three are stacked. */
+/** Toasts stay 2000 ms (docs/requirements.md R114); at most three are stacked. */
 export const TOAST_MS = 2000;
 const MAX_TOASTS = 3;
 

@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 
-/** Spec section 4: the start request plus the media connection must finish within 15 s. */
+/** docs/requirements.md R46: the start request plus the media connection must finish within 15 s. */
 export const START_TIMEOUT_MS = 15_000;
 
 export type SessionStatus = 'idle' | 'connecting' | 'live' | 'ending';

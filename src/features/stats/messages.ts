@@ -1,6 +1,6 @@
 import { defineMessages } from 'react-intl';
 
-/** The network stats panel (CONTRACT.md section 5 names the region, the labels and the button in en). */
+/** The network stats panel (docs/contract.md C17 names the region, the labels and the button in en). */
 export const statsMessages = defineMessages({
   title: { id: 'stats.title', defaultMessage: 'Network stats' },
   upstream: { id: 'stats.upstream', defaultMessage: 'Upstream' },

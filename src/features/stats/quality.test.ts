@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { qualityLevel, qualityRank } from './quality.ts';
 
-describe('qualityLevel (spec section 9, inclusive boundaries, downstream bitrate)', () => {
+describe('qualityLevel (docs/requirements.md R115, inclusive boundaries, downstream bitrate)', () => {
   it.each([
     // exactly on each row's limits: the row is met
     [1000, 1, 100, 'excellent'],

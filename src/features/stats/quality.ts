@@ -1,5 +1,5 @@
 /**
- * The network quality table of spec section 9, exactly:
+ * The network quality table of docs/requirements.md R115, exactly:
  *
  * | level     | bitrate (kbps) | packet loss (%) | round-trip time (ms) |
  * |-----------|----------------|-----------------|----------------------|

@@ -3,7 +3,7 @@ import type { StatsSample } from './derive.ts';
 
 export type { StatsSample } from './derive.ts';
 
-/** 5 minutes of samples taken every 5 s (spec section 9). */
+/** 5 minutes of samples taken every 5 s (docs/requirements.md R105). */
 export const STATS_INTERVAL_MS = 5000;
 export const HISTORY_LENGTH = 60;
 

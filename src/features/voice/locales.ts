@@ -1,7 +1,7 @@
 import type { Lang } from '../locale/localeSlice.ts';
 
 /**
- * Speech-recognition locale per interface language (spec section 9). These are the
+ * Speech-recognition locale per interface language (docs/requirements.md R116). These are the
  * recognizer's locales, not the Intl tags of react-intl: `jp` and `kor` are the app's
  * own language codes and must never reach the Speech SDK as they are.
  */

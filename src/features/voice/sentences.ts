@@ -1,5 +1,5 @@
 /**
- * Call mode's sentences (spec section 4): voice detection (VAD) starts a sentence and
+ * Call mode's sentences (docs/requirements.md R60): voice detection (VAD) starts a sentence and
  * ends it; recognition runs continuously beside it. A sentence is the recognizer's
  * final phrases that arrive while it is open, or shortly after it closed.
  *

@@ -1,6 +1,6 @@
 /**
  * Voice input as the UI sees it: the hold-to-talk gesture, the hands-free call, what
- * the avatar is doing (for the voice state texts of spec section 2) and the words the
+ * the avatar is doing (for the voice state texts of docs/requirements.md R33) and the words the
  * recognizer has heard so far. Only serializable facts: the microphone, the worklet,
  * the VAD worker and the recognizer live in the voice sagas.
  */
@@ -54,7 +54,7 @@ export const initialVoiceState: VoiceState = {
   audioTaken: false,
 };
 
-/** Sliding up this far from where the press began cancels (spec section 5). */
+/** Sliding up this far from where the press began cancels (docs/requirements.md R21). */
 export const SLIDE_CANCEL_PX = 15;
 
 export const voiceSlice = createSlice({

@@ -1,6 +1,6 @@
 /**
  * Float samples in [-1, 1] → 16-bit signed PCM, the recognizer's input format (16 kHz,
- * 16-bit, mono; spec section 9). Out-of-range samples (a hot AGC) are clipped instead of
+ * 16-bit, mono; docs/requirements.md R110). Out-of-range samples (a hot AGC) are clipped instead of
  * wrapping around, which would turn a loud peak into a full-scale click.
  */
 export function floatToPcm16(samples: Float32Array): Int16Array {

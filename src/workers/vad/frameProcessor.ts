@@ -27,7 +27,7 @@ export interface FrameProcessorOptions extends VadThresholds {
 }
 
 /**
- * Spec section 9 values, plus our choices:
+ * The values of docs/requirements.md R109, plus our choices:
  * - redemptionFrames 8 (≈768 ms): pauses between words and short breaths last 200–500 ms,
  *   so 8 frames rarely split a sentence; the recognizer's own segmentation silence is
  *   500–1000 ms, so ending much later would only delay sending what it already has.

@@ -1,5 +1,5 @@
 /**
- * Driving the home screen by its accessible names (CONTRACT.md section 5) and
+ * Driving the home screen by its accessible names (docs/contract.md C17) and
  * reading the avatar's media from the page. Texts per language come from the
  * same lang/*.json files the app ships, so a test names exactly what the
  * visitor reads.
@@ -26,7 +26,7 @@ export function text(lang: Lang, id: string): string {
 /** How long a start may take on the shared machine (the client's own limit is 15 s). */
 export const LIVE_TIMEOUT_MS = 30_000;
 
-/** Stores `lang` before every load of this page (CONTRACT.md section 6). */
+/** Stores `lang` before every load of this page (docs/contract.md C19). */
 export async function presetLang(page: Page, lang: Lang): Promise<void> {
   await page.addInitScript((value) => window.localStorage.setItem('lang', value), lang);
 }

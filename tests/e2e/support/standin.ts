@@ -1,5 +1,5 @@
 /**
- * A small client for the stand-in's control endpoints (CONTRACT.md section 4)
+ * A small client for the stand-in's control endpoints (docs/contract.md C12, C13 and C14)
  * and the read-only SRS streams API, for the session tests and the engine lanes.
  * It takes Playwright's `request` fixture or, outside Playwright, `fetchRequester`.
  */

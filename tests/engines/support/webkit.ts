@@ -2,7 +2,7 @@
  * WebKit for the WebKit lane: Debian's WebKitGTK WebDriver (`WebKitWebDriver`) driving
  * its MiniBrowser, under a virtual X server (`xvfb-run`), through selenium-webdriver.
  * Debian builds WebKitGTK without WebRTC (RTCPeerConnection is undefined), so the lane
- * covers what a WebKit without WebRTC can run; see the README's browser table.
+ * covers what a WebKit without WebRTC can run; see the lanes' table in docs/testing.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, type PointerEvent } from 'react';
 
-/** Spec section 9: a long press is about 500 ms. */
+/** docs/requirements.md R107: a long press is about 500 ms. */
 export const LONG_PRESS_MS = 500;
 /** A finger that moves further than this is scrolling the log, not pressing. */
 const MOVE_TOLERANCE_PX = 10;

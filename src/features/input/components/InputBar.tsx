@@ -24,7 +24,7 @@ export interface InputBarProps {
 }
 
 /**
- * The bottom bar (spec section 2): the keyboard/voice toggle, the centre of the
+ * The bottom bar (docs/requirements.md R19): the keyboard/voice toggle, the centre of the
  * current mode and Start call. In call mode the voice feature's controls take
  * the whole bar.
  */

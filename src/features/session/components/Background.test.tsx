@@ -1,5 +1,5 @@
 /**
- * Spec section 2 (live state: "a background image or video") and section 3 (user info
+ * docs/requirements.md R17 (live state: "a background image or video") and R34 (user info
  * Background: an image or video URL). The account's background is drawn behind the avatar:
  * in the live screen it comes before the avatar video in the same stacking context, so it
  * is painted under it (tests/e2e/special-account.spec.ts checks the painted order in a

@@ -17,7 +17,7 @@ import './PreSession.css';
 /**
  * A press on Cancel this soon after Start chat is the second tap of a double tap (the
  * button changed under the finger): it counts as pressing start again, which only
- * says "please wait" (spec section 4), instead of cancelling what was just started.
+ * says "please wait" (docs/requirements.md R44), instead of cancelling what was just started.
  * The spec's press debounce (300 ms) is the window.
  */
 export const DOUBLE_TAP_MS = 300;

@@ -8,7 +8,7 @@ import { VoiceStatus } from './VoiceStatus.tsx';
 import './CallControls.css';
 
 /**
- * Call mode's bar (spec section 2): mute or unmute the microphone, the voice state,
+ * Call mode's bar (docs/requirements.md R22): mute or unmute the microphone, the voice state,
  * and hang up, which returns to the mode before the call. The mute button's name says
  * what pressing it does, so it carries no pressed state of its own.
  */

@@ -25,7 +25,7 @@ interface Press {
 const isHoldKey = (key: string) => key === ' ' || key === 'Enter';
 
 /**
- * Speak mode's centre (spec sections 2 and 5): hold to record, release to send, slide
+ * Speak mode's centre (docs/requirements.md R21 and R62): hold to record, release to send, slide
  * up about 15 px to cancel; an overlay says which one releasing will do. The pointer is
  * captured on press, so sliding off the button still counts as this gesture; a gesture
  * the browser takes away (pointercancel: a call, a system sheet) cancels. Keyboard users
