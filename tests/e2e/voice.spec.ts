@@ -321,6 +321,47 @@ test.describe('call controls', () => {
     await expect(ownMessages(page).nth(before)).toContainText(Q1, { timeout: REPLY_MS });
   });
 
+  // Issue 29: iOS gives the page's audio to a phone call or Siri; asking an interrupted
+  // context back freezes it. The call pauses, and goes on when the system gives the audio back.
+  test('another app taking the audio (iOS interruption) pauses the call without fighting for it, and the call goes on when the audio is back', async ({ page, request }) => {
+    test.setTimeout(180_000);
+    await installMicProbe(page);
+    await page.addInitScript(emulateAudioInterruptions);
+    await goLive(page);
+    await startCall(page);
+    const shim = () => page.evaluate(() => ({ ...window.__audioInterruptions! }));
+    await page.evaluate(() => window.__audioInterruptions!.begin());
+    const takenAt = await pageNow(page);
+    await expect(page.getByText(text('en', 'voice.state.paused'))).toBeVisible();
+    const known = await events(request);
+    const knownIds = new Set(signalingFrames(known, 'in').map((f) => (f.data as { msg_id?: string } | undefined)?.msg_id));
+    const before = await ownMessages(page).count();
+    const answers = replies(page).filter({ hasText: /flagship store|open every day/i });
+    const answered = await answers.count();
+    // Both questions of the looped file reach the microphone while the audio is taken...
+    await expect
+      .poll(async () => (await closedBurstsSince(page, takenAt)).length, { timeout: 60_000, message: 'two questions heard by the microphone while the audio was taken' })
+      .toBeGreaterThanOrEqual(2);
+    await page.waitForTimeout(MUTED_WINDOW_MS);
+    // ...and nothing came of them, nothing asked the system for the audio, nothing replayed the avatar.
+    const newFrames = signalingFrames((await events(request)).slice(known.length), 'in').filter(
+      (f) => f.type === 'message_text' && !knownIds.has((f.data as { msg_id?: string } | undefined)?.msg_id),
+    );
+    expect(newFrames).toEqual([]);
+    await expect(ownMessages(page)).toHaveCount(before);
+    expect(await shim()).toMatchObject({ resumesWhileInterrupted: 0, avatarPlaysWhileInterrupted: 0 });
+    await expect(button(page, 'voice.hangUp')).toBeVisible();
+
+    // The interruption ends: the context is suspended, asked back, and the call listens again.
+    await page.evaluate(() => window.__audioInterruptions!.end());
+    await expect.poll(async () => (await shim()).resumes).toBeGreaterThan(0);
+    await expect(page.getByText(text('en', 'voice.state.paused'))).toHaveCount(0);
+    await expect.poll(() => page.evaluate(avatarAudioPlayingInPage), { message: "the avatar's voice plays again" }).toBe(true);
+    await expect(ownMessages(page).nth(before)).toBeVisible({ timeout: REPLY_MS });
+    await expect.poll(() => answers.count(), { timeout: REPLY_MS, message: "a question after the interruption is answered" }).toBeGreaterThan(answered);
+    expect((await shim()).resumesWhileInterrupted).toBe(0);
+  });
+
   test('ten calls in a row share one voice detector and leave no AudioContext or microphone track behind', async ({ page }) => {
     // The detector (worker, onnxruntime, model) is loaded once the avatar plays and kept
     // for the session's calls; each call has its own microphone capture and AudioContext.
