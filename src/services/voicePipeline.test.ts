@@ -464,6 +464,29 @@ describe('startVoicePipeline', () => {
     await second.stop();
   });
 
+  // On a loaded machine the kept detector answered after the hand-over had given up on it:
+  // its late restore took the call's frame port, so the new detector got none and the call
+  // heard nothing at all (a question over the avatar never arrived).
+  it('a kept VAD that answers after the hand-over gave up on it does not take the call\'s frames: the new one does', async () => {
+    vi.useFakeTimers();
+    const b = fakeBrowser();
+    const first = await startVoicePipeline({}, b.deps);
+    const kept = await first.stop({ keepWarm: true });
+    let answerLate: () => void = () => {};
+    b.vads[0]!.reset = () => new Promise<void>((resolve) => (answerLate = resolve));
+    const starting = startVoicePipeline({ warm: kept }, b.deps);
+    await vi.advanceTimersByTimeAsync(WARM_ANSWER_TIMEOUT_MS + 100);
+    const second = await starting;
+    answerLate();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(b.made.vadCreated).toBe(2);
+    // The kept one adopted the first call's port only; the call's port went to the new one.
+    expect(b.vads[0]!.adopted).toHaveLength(1);
+    expect(b.vads[1]!.adopted).toHaveLength(1);
+    expect(b.vads[1]!.adopted[0]).not.toBe(b.vads[0]!.adopted[0]);
+    await second.stop();
+  });
+
   // Ten calls in a row on a loaded 2-core machine made three workers: a kept detector still
   // working through its last frames answered after the 2 s a control call may take, and was
   // thrown away for a new one that took far longer to load.

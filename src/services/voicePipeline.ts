@@ -324,23 +324,25 @@ async function takeWarm(
     })
     .finally(() => signal.removeEventListener('abort', aborted.listener));
   if (!warm) return null;
-  if (await answers(restoreWarm(warm.vad, vadOptions, framePort), WARM_ANSWER_TIMEOUT_MS)) return warm.vad;
-  log.warn('the kept voice detector did not answer: a new one is loaded');
+  const restored = restoreWarm(warm.vad, vadOptions);
+  if (await answers(restored, WARM_ANSWER_TIMEOUT_MS)) {
+    // Only now: a restore that finishes after the wait gave up must not take the port that
+    // the detector replacing it needs.
+    warm.vad.adoptPort(framePort);
+    return warm.vad;
+  }
+  const why = await Promise.race([restored.then(() => 'it answered late', (error: unknown) => toError(error)), Promise.resolve(`no answer within ${WARM_ANSWER_TIMEOUT_MS} ms`)]);
+  log.warn(`the kept voice detector could not be used (${why}): a new one is loaded`);
   await warm.dispose();
   return null;
 }
 
-/**
- * A warm VAD may carry raised thresholds or an open segment from the last call; it then
- * takes this call's frames (the last call's worklet took the old port with it). Only once
- * it answered: a worker that does not is dropped, and the port goes to its replacement.
- */
-async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined, framePort: MessagePort): Promise<void> {
+/** A warm VAD may carry raised thresholds or an open segment from the last call. */
+async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined): Promise<void> {
   const { positiveSpeechThreshold, negativeSpeechThreshold } = DEFAULT_FRAME_PROCESSOR_OPTIONS;
   await vad.reset();
   await vad.setPaused(false);
   await vad.setThresholds({ positiveSpeechThreshold, negativeSpeechThreshold, ...vadOptions?.thresholds });
-  vad.adoptPort(framePort);
 }
 
 interface WireArgs {
