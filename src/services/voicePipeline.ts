@@ -14,6 +14,7 @@ import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type FrameEvent } from '../workers/vad
 import { createLogger } from './logger.ts';
 import { loadSpeechSdk } from './speechRecognizer.ts';
 import { throwIfAborted } from './compat.ts';
+import { answers, waitAtMost, withTimeout } from './deadline.ts';
 
 const log = createLogger('voice');
 
@@ -292,9 +293,7 @@ export async function startVoicePipeline(
  * wait turns that into an error instead of a call that never starts.
  */
 async function resumeContext(context: AudioContext): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESUME_TIMEOUT_MS)));
-  await Promise.race([context.resume(), timeout]).finally(() => clearTimeout(timer));
+  await waitAtMost(context.resume(), RESUME_TIMEOUT_MS);
   if (context.state !== 'running') throw new Error(`audio context is ${context.state} (no user gesture?)`);
 }
 
@@ -422,17 +421,7 @@ function wire({ options, deps, context, stream, vadPort, cleanup, release }: Wir
       },
     );
   };
-  const reopen = async (): Promise<MediaStream> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer in ${REOPEN_TIMEOUT_MS} ms`)), REOPEN_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([deps.getUserMedia(MIC_CONSTRAINTS), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const reopen = (): Promise<MediaStream> => withTimeout(deps.getUserMedia(MIC_CONSTRAINTS), REOPEN_TIMEOUT_MS);
   track?.addEventListener('ended', onEnded);
   cleanup.push(() => track?.removeEventListener('ended', onEnded));
   watchAudioSession(context, cleanup, fail, options);
@@ -500,18 +489,7 @@ export const WARM_ANSWER_TIMEOUT_MS = 6000;
  * threshold changes, and a worker that stopped answering must not hold up Hang up.
  */
 async function bounded(call: Promise<unknown>, what: string): Promise<void> {
-  if (!(await answers(call))) log.warn(`${what}: the VAD worker failed or did not answer within ${WORKER_CALL_TIMEOUT_MS} ms`);
-}
-
-/** Whether a worker call succeeded within WORKER_CALL_TIMEOUT_MS. */
-async function answers(call: Promise<unknown>, timeoutMs = WORKER_CALL_TIMEOUT_MS): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-  try {
-    return await Promise.race([call.then(() => true, () => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (!(await answers(call, WORKER_CALL_TIMEOUT_MS))) log.warn(`${what}: the VAD worker failed or did not answer within ${WORKER_CALL_TIMEOUT_MS} ms`);
 }
 
 /**
