@@ -1,0 +1,58 @@
+/**
+ * The hand-over of a voice detector kept from an earlier call: it is awaited (it may still
+ * be loading), reset for this call and given the call's frame port, or given up for a new
+ * one when it does not answer.
+ */
+import { rejectOn, type CreateVadOptions, type VadClient } from '../../workers/vad.client.ts';
+import { DEFAULT_FRAME_PROCESSOR_OPTIONS } from '../../workers/vad/frameProcessor.ts';
+import { answers } from '../deadline.ts';
+import { createLogger } from '../logger.ts';
+import type { WarmVoice } from './types.ts';
+import { WARM_ANSWER_TIMEOUT_MS } from './workerCalls.ts';
+
+const log = createLogger('voice');
+
+/**
+ * Takes over a VAD handed to the call (loaded or still loading) and makes it fit for this
+ * call; null when there is none fit to use (it could not load, or its worker does not
+ * answer: then it is disposed), and the call makes its own. An abort stops the wait at
+ * once; a VAD that arrives later is disposed.
+ */
+export async function takeWarm(
+  handed: WarmVoice | Promise<WarmVoice | null>,
+  vadOptions: CreateVadOptions | undefined,
+  framePort: MessagePort,
+  signal: AbortSignal,
+): Promise<VadClient | null> {
+  const arrived = Promise.resolve(handed).catch(() => null);
+  const late = () => void arrived.then((vad) => vad?.dispose());
+  if (signal.aborted) {
+    late();
+    throw signal.reason;
+  }
+  const aborted = rejectOn(signal, 'abort', () => signal.reason);
+  const warm = await Promise.race([arrived, aborted.promise])
+    .catch((error: unknown) => {
+      late();
+      throw error;
+    })
+    .finally(() => signal.removeEventListener('abort', aborted.listener));
+  if (!warm) return null;
+  if (await answers(restoreWarm(warm.vad, vadOptions, framePort), WARM_ANSWER_TIMEOUT_MS)) return warm.vad;
+  log.warn('the kept voice detector did not answer: a new one is loaded');
+  await warm.dispose();
+  return null;
+}
+
+/**
+ * A warm VAD may carry raised thresholds or an open segment from the last call; it then
+ * takes this call's frames (the last call's worklet took the old port with it). Only once
+ * it answered: a worker that does not is dropped, and the port goes to its replacement.
+ */
+async function restoreWarm(vad: VadClient, vadOptions: CreateVadOptions | undefined, framePort: MessagePort): Promise<void> {
+  const { positiveSpeechThreshold, negativeSpeechThreshold } = DEFAULT_FRAME_PROCESSOR_OPTIONS;
+  await vad.reset();
+  await vad.setPaused(false);
+  await vad.setThresholds({ positiveSpeechThreshold, negativeSpeechThreshold, ...vadOptions?.thresholds });
+  vad.adoptPort(framePort);
+}
