@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { answers, TimeoutError, waitAtMost, withTimeout } from './deadline.ts';
+import { answers, TimeoutError, untilAborted, waitAtMost, withTimeout } from './deadline.ts';
 
 /** A promise the test settles by hand. */
 function deferred<T>() {
@@ -117,5 +117,40 @@ describe('answers', () => {
     expect(result.outcome).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect(result).toEqual({ outcome: 'fulfilled', value: false });
+  });
+});
+
+describe('untilAborted', () => {
+  it('gives the value when the promise wins, and leaves no abort listener behind', async () => {
+    const controller = new AbortController();
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const result = watch(untilAborted(Promise.resolve('sdp'), controller.signal, () => new Error('aborted')));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result).toEqual({ outcome: 'fulfilled', value: 'sdp' });
+    expect(remove).toHaveBeenCalledWith('abort', expect.any(Function));
+  });
+
+  it('rejects with the given reason as soon as the signal aborts, whatever the promise does later', async () => {
+    const controller = new AbortController();
+    const call = deferred<string>();
+    const reason = new Error('hung up');
+    const result = watch(untilAborted(call.promise, controller.signal, () => reason));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result.outcome).toBe('pending');
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result).toEqual({ outcome: 'rejected', reason });
+    call.resolve('late');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result.outcome).toBe('rejected');
+  });
+
+  it('rejects at once when the signal has already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const reason = new Error('already');
+    const result = watch(untilAborted(new Promise(() => {}), controller.signal, () => reason));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result).toEqual({ outcome: 'rejected', reason });
   });
 });

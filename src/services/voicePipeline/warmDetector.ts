@@ -3,9 +3,9 @@
  * be loading), reset for this call and given the call's frame port, or given up for a new
  * one when it does not answer.
  */
-import { rejectOn, type CreateVadOptions, type VadClient } from '../../workers/vad.client.ts';
+import type { CreateVadOptions, VadClient } from '../../workers/vad.client.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS } from '../../workers/vad/frameProcessor.ts';
-import { answers } from '../deadline.ts';
+import { answers, untilAborted } from '../deadline.ts';
 import { createLogger } from '../logger.ts';
 import type { WarmVoice } from './types.ts';
 import { WARM_ANSWER_TIMEOUT_MS } from './workerCalls.ts';
@@ -30,13 +30,10 @@ export async function takeWarm(
     late();
     throw signal.reason;
   }
-  const aborted = rejectOn(signal, 'abort', () => signal.reason);
-  const warm = await Promise.race([arrived, aborted.promise])
-    .catch((error: unknown) => {
-      late();
-      throw error;
-    })
-    .finally(() => signal.removeEventListener('abort', aborted.listener));
+  const warm = await untilAborted(arrived, signal, () => signal.reason).catch((error: unknown) => {
+    late();
+    throw error;
+  });
   if (!warm) return null;
   if (await answers(restoreWarm(warm.vad, vadOptions, framePort), WARM_ANSWER_TIMEOUT_MS)) return warm.vad;
   log.warn('the kept voice detector did not answer: a new one is loaded');
