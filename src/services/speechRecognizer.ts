@@ -8,6 +8,7 @@
  */
 import type * as SpeechSdk from 'microsoft-cognitiveservices-speech-sdk';
 import { recognitionLocaleFor } from '../features/voice/locales.ts';
+import { waitAtMost } from './deadline.ts';
 import { createLogger } from './logger.ts';
 
 const log = createLogger('speech');
@@ -142,11 +143,7 @@ export async function createRecognizer(
   const stop = async (drainMs: number): Promise<void> => {
     const stopped = new Promise<void>((resolve) => (onSessionStopped = resolve));
     stream.close();
-    if (drainMs > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([stopped, new Promise<void>((r) => (timer = setTimeout(r, drainMs)))]);
-      clearTimeout(timer);
-    }
+    if (drainMs > 0) await waitAtMost(stopped, drainMs);
     await call((done, fail) => recognizer.stopContinuousRecognitionAsync(done, fail)).catch((err: unknown) =>
       log.warn('stopping recognition failed', String(err)),
     );

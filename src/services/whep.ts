@@ -14,6 +14,7 @@ import { createReplayEmitter } from './emitter.ts';
 import type { HttpClient } from './http.ts';
 import { createLogger } from './logger.ts';
 import { throwIfAborted } from './compat.ts';
+import { untilAborted } from './deadline.ts';
 
 const log = createLogger('whep');
 
@@ -76,18 +77,9 @@ export function whepUrl(srsLink: string, roomId: string): string {
 }
 
 /** `promise`, or an AbortError as soon as `signal` aborts; the listener is removed either way. */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+async function untilConnectAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   throwIfAborted(signal, 'WHEP connect aborted');
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  return untilAborted(promise, signal, () => new DOMException('WHEP connect aborted', 'AbortError'));
 }
 
 /** SRS's Location is a path; it is relative to the WHEP URL (itself possibly relative to the page). */
@@ -300,7 +292,7 @@ export function createWhepService(deps: WhepDeps): WhepService {
       const { connection, pc, offerSdp: offering } = takeOffering(signal, iceServers);
       try {
         // A prepared offer watches its own signal; this connect's may be another.
-        const offerSdp = await untilAborted(offering, signal);
+        const offerSdp = await untilConnectAborted(offering, signal);
         const answer = await deps.http.postText(whepUrl(srsLink, roomId), offerSdp, 'application/sdp', { signal });
         throwIfAborted(signal, 'WHEP connect aborted');
         // From here the media server holds a session for us, which close() hangs up.

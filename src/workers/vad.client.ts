@@ -17,6 +17,7 @@ import {
   type VadWorkerApi,
 } from './protocol.ts';
 import { throwIfAborted } from '../services/compat.ts';
+import { waitAtMost } from '../services/deadline.ts';
 
 /** The pinned package's model, checked by sha256 and emitted as a hashed asset (scripts/sileroModel.ts). */
 export const DEFAULT_MODEL_URL: string = sileroModelUrl;
@@ -104,10 +105,7 @@ export function createVad(options: CreateVadOptions = {}): VadClient {
   const dispose = (): Promise<void> => (disposing ??= release());
   const release = async (): Promise<void> => {
     // A hung worker must not hold up stop(): it gets a short grace, then is terminated.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, DISPOSE_GRACE_MS)));
-    await Promise.race([remote.dispose().catch(() => {}), grace]);
-    clearTimeout(timer);
+    await waitAtMost(remote.dispose().catch(() => {}), DISPOSE_GRACE_MS);
     remote[Comlink.releaseProxy]();
     worker.removeEventListener('error', workerFailed.listener);
     if (signal && aborted) signal.removeEventListener('abort', aborted.listener);
