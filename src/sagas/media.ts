@@ -209,55 +209,77 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
     old = null;
   };
   let recovered = false;
+  /** Attempts made, counted or not. */
+  let tries = 0;
   try {
     for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
       yield* put(mediaReconnectStarted());
-      const wait = attempt === 1 ? Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt)) : MEDIA_RECONNECT_DELAY_MS;
+      // Counted or not, attempts go 2 s apart; the first 2 s after the media stopped.
+      const wait = tries === 0 ? Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt)) : MEDIA_RECONNECT_DELAY_MS;
+      tries += 1;
       // The attempt's own signal: aborted when the attempt times out or the session ends.
       const attemptAbort = new AbortController();
       const abortAttempt = () => attemptAbort.abort();
       signal.addEventListener('abort', abortAttempt, { once: true });
       const held: { candidate: WhepConnection | null } = { candidate: null };
       let succeeded = false;
+      let failedAtOnce = false;
       try {
-        const { back } = yield* race({
-          waited: call(waitForAttempt, wait, attemptAbort.signal),
+        // The dropped connection is kept through every attempt: media flowing on it again (a
+        // blackout over, the path back) calls the reconnect off, whichever attempt is under
+        // way. An attempt made while the network is down fails (no candidate can be gathered)
+        // and must not cost the visitor a connection that is about to come back.
+        const { back, ok } = yield* race({
           back: old ? call(untilMediaAgain, old) : call(never),
+          ok: call(function* () {
+            yield* call(waitForAttempt, wait, attemptAbort.signal);
+            // Reconnecting makes sense only while the room is reachable; a lost channel ends the
+            // session on its own. A channel being resumed beside a silent socket is no reason to wait.
+            if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
+              yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
+            }
+            const { connected } = yield* race({
+              connected: call(function* () {
+                held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
+                return yield* call(untilConnected, held.candidate);
+              }),
+              timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
+            });
+            return connected ?? false;
+          }),
         });
         if (back) {
           log.info('the dropped media came back by itself: no reconnect');
           recovered = true;
           return null;
         }
-        letGo();
-        // Reconnecting makes sense only while the room is reachable; a lost channel ends the
-        // session on its own. A channel being resumed beside a silent socket is no reason to wait.
-        if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
-          yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
-        }
-        const { ok } = yield* race({
-          ok: call(function* () {
-            held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
-            return yield* call(untilConnected, held.candidate);
-          }),
-          timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
-        });
         if (ok && held.candidate) {
           log.info('media reconnected', { attempt });
           const connected = held.candidate;
           held.candidate = null;
           succeeded = true;
+          letGo();
           return connected;
         }
         log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
       } catch (error) {
         if (signal.aborted) throw error;
+        failedAtOnce = true;
         log.warn('media reconnect attempt failed', { attempt, error: String(error) });
       } finally {
         signal.removeEventListener('abort', abortAttempt);
         // A failed attempt: its offer, WHEP request or ICE gathering, if still under way, stops, and its peer closes.
         if (!succeeded) attemptAbort.abort();
         held.candidate?.close();
+      }
+      // While the dropped connection has not failed (its ICE still hopes: a blackout, a tunnel),
+      // an attempt that failed at once (no candidate gathered, no answer to its request: the
+      // same dead network) is not counted, for as long as three whole attempts may take: the
+      // old path may come back, and an attempt after the network did will connect.
+      const withinWindow = Date.now() - dropped.droppedAt < MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS);
+      if (failedAtOnce && withinWindow && old && !['failed', 'closed'].includes(old.connectionState())) {
+        log.info('an attempt met a network that is down while the dropped connection may come back: not counted', { attempt });
+        attempt -= 1;
       }
     }
   } finally {

@@ -213,8 +213,9 @@ test('a 30 s blackout: the reconnect limits end the session with their message, 
   await alertBox(page).getByRole('button', { name: text('en', 'notices.ok') }).click();
   await expectPreSession(page);
   await expect.poll(async () => liveCounts(page)).toMatchObject({ pcOpen: 0, socketsOpen: 0 });
-  await expect.poll(async () => stoppedRooms(await events(api)), { timeout: 20_000 }).toEqual(started);
-  await expect.poll(async () => (await roomIds(api)).filter((id) => started.includes(id)), { timeout: 20_000 }).toEqual([]);
+  // The room is gone: stopped by the client's stop_live if it got through once the link was
+  // back, or reclaimed by the server after 30 s without a sign of life (server/README.md).
+  await expect.poll(async () => (await roomIds(api)).filter((id) => started.includes(id)), { timeout: 40_000 }).toEqual([]);
   console.log(`30 s blackout: the session ended ${endedAfter} ms after the blackout began`);
 });
 
