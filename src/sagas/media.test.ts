@@ -65,6 +65,9 @@ describe('media', () => {
     await h.flush();
     await h.advance(MEDIA_RECONNECT_DELAY_MS);
     expect(h.whep.connect.mock.calls.map(([target]) => target.iceServers)).toEqual([relay, relay]);
+    // The reconnect's offer, made ahead during its wait, too: with the build's servers it gathered
+    // no relay candidate under ?relay=1, and every reconnect failed.
+    expect(h.whep.prepare.mock.calls.map(([, servers]) => servers)).toEqual([relay, relay]);
   });
 
   // Issue 29: SRS's API kick, or a network that changed under the connection, sends the

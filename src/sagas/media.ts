@@ -175,11 +175,14 @@ function* untilConnected(connection: WhepConnection) {
  * made PREPARE_LEAD_MS before its end, on whatever network the phone has by then, so the
  * WHEP request leaves the moment the wait is over.
  */
-function* waitForAttempt(ms: number, attemptSignal: AbortSignal) {
+function* waitForAttempt(ms: number, attemptSignal: AbortSignal, target: MediaTarget) {
   const { whep } = yield* services();
   const lead = Math.min(ms, PREPARE_LEAD_MS);
   yield* delay(ms - lead);
-  whep.prepare(attemptSignal);
+  // With the session's own ICE servers (the route's relay credential): an offer made with the
+  // build's would gather no relay candidate under ?relay=1.
+  if (target.iceServers) whep.prepare(attemptSignal, target.iceServers);
+  else whep.prepare(attemptSignal);
   yield* delay(lead);
 }
 
@@ -232,7 +235,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
         const { back, ok } = yield* race({
           back: old ? call(untilMediaAgain, old) : call(never),
           ok: call(function* () {
-            yield* call(waitForAttempt, wait, attemptAbort.signal);
+            yield* call(waitForAttempt, wait, attemptAbort.signal, target);
             // Reconnecting makes sense only while the room is reachable; a lost channel ends the
             // session on its own. A channel being resumed beside a silent socket is no reason to wait.
             if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
