@@ -101,15 +101,16 @@ describe('media', () => {
   // A 5 s blackout on a relay-only link: every attempt made while the network was down failed
   // (no candidate could be gathered) and the connection that was about to come back had been
   // closed by the first, so the avatar never played again.
-  it('a dropped connection is kept through failed attempts, and media flowing on it again calls the reconnect off', async () => {
+  it('a dropped connection is kept through attempts that met a dead network, uncounted, and media flowing on it again calls the reconnect off', async () => {
     await goLive(h);
     await h.advance(MEDIA_POLL_MS * 4);
     h.peers[0]!.flowing = false;
-    h.plan.peers.splice(0, 1, 'fail', 'fail', 'hang');
-    await h.advance(MEDIA_SILENCE_MS + MEDIA_RECONNECT_DELAY_MS * 3 + MEDIA_POLL_MS);
-    // Three attempts met the dead network (the plan's two failures and the hanging third's
-    // wait): none of them counted against the visitor, and the old connection is still there.
-    expect(h.whep.connect.mock.calls.length).toBeGreaterThanOrEqual(3);
+    h.plan.peers.splice(0, 1, 'unreachable', 'unreachable', 'unreachable', 'unreachable', 'unreachable');
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_RECONNECT_DELAY_MS * 5 + MEDIA_POLL_MS);
+    // Five attempts met the dead network: more than the three allowed, none counted, and the
+    // old connection is still there.
+    expect(h.whep.connect.mock.calls.length).toBeGreaterThanOrEqual(1 + 5);
+    expect(h.session().status).toBe('live');
     expect(h.peers[0]?.close).not.toHaveBeenCalled();
     h.peers[0]!.flowing = true;
     await h.advance(MEDIA_POLL_MS * 3);
@@ -119,6 +120,16 @@ describe('media', () => {
     expect(h.peers[0]?.close).not.toHaveBeenCalled();
     expect(h.services.livePeer.get()).toBe(h.peers[0]);
     expect(h.session()).toMatchObject({ status: 'live' });
+  });
+
+  it('attempts the media server refused count: three refusals end the session even while the dropped connection may come back', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    h.plan.peers.splice(0, 1, 'fail', 'fail', 'fail');
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_RECONNECT_DELAY_MS * 3 + MEDIA_POLL_MS);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1 + 3);
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'reconnectFailed' });
   });
 
   it('media that comes back by itself while the first attempt waits calls the reconnect off', async () => {

@@ -186,6 +186,17 @@ function* waitForAttempt(ms: number, attemptSignal: AbortSignal, target: MediaTa
   yield* delay(lead);
 }
 
+/**
+ * An attempt that never reached the media server: no candidate could be gathered, or its
+ * request got no answer. One the server answered (a refusal, 503) says nothing of the network.
+ */
+function metDeadNetwork(error: unknown): boolean {
+  const { name, kind } = (error ?? {}) as { name?: unknown; kind?: unknown };
+  if (name === 'WhepError') return kind === 'ice';
+  if (name === 'HttpError') return kind === 'network' || kind === 'timeout';
+  return false;
+}
+
 /** Signaling states in which the room cannot be reached yet: a media reconnect waits for the channel. */
 const CHANNEL_DOWN: readonly string[] = ['closed', 'connecting', 'reconnecting'];
 
@@ -267,7 +278,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
         log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
       } catch (error) {
         if (signal.aborted) throw error;
-        failedAtOnce = true;
+        failedAtOnce = metDeadNetwork(error);
         log.warn('media reconnect attempt failed', { attempt, error: String(error) });
       } finally {
         signal.removeEventListener('abort', abortAttempt);
@@ -276,8 +287,8 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
         held.candidate?.close();
       }
       // While the dropped connection has not failed (its ICE still hopes: a blackout, a tunnel),
-      // an attempt that failed at once (no candidate gathered, no answer to its request: the
-      // same dead network) is not counted, for as long as three whole attempts may take: the
+      // an attempt that met the same dead network (no candidate gathered, no answer to its
+      // request; a server's refusal counts) is not counted, for as long as three whole attempts may take: the
       // old path may come back, and an attempt after the network did will connect.
       const withinWindow = Date.now() - dropped.droppedAt < MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS);
       if (failedAtOnce && withinWindow && old && !['failed', 'closed'].includes(old.connectionState())) {

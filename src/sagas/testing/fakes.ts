@@ -117,7 +117,7 @@ export type SocketBehaviour = 'join' | 'refuse' | 'silent' | 'gone';
  * 'hang': the WHEP connect itself never settles until its signal aborts (a relay or media server that does not answer).
  * 'noMedia': connects, and no video frame ever arrives (SRS's 201 for a stream nobody publishes).
  */
-export type PeerBehaviour = 'connect' | 'silent' | 'fail' | 'hang' | 'noMedia';
+export type PeerBehaviour = 'connect' | 'silent' | 'fail' | 'hang' | 'noMedia' | 'unreachable';
 
 export interface FakeOptions {
   path?: string;
@@ -196,6 +196,8 @@ export function createFakes(options: FakeOptions = {}) {
       signals.whep?.push(signal);
       const behaviour = next(plan.peers);
       if (behaviour === 'fail') return Promise.reject(new Error('WHEP answer rejected (HTTP 500)'));
+      // The network is down: not a candidate could be gathered (as services/whep.ts says it).
+      if (behaviour === 'unreachable') return Promise.reject(Object.assign(new Error('no ICE candidate was gathered (policy relay)'), { name: 'WhepError', kind: 'ice' }));
       if (behaviour === 'hang') {
         return new Promise((_resolve, reject) => {
           const stop = () => reject(new DOMException('WHEP connect aborted', 'AbortError'));
