@@ -225,8 +225,11 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
   let recovered = false;
   /** Attempts made, counted or not. */
   let tries = 0;
+  /** Attempts that count against MEDIA_RECONNECTS (one that met a dead network may not). */
+  let counted = 0;
   try {
-    for (let attempt = 1; attempt <= MEDIA_RECONNECTS; attempt += 1) {
+    while (counted < MEDIA_RECONNECTS) {
+      const attempt = counted + 1;
       yield* put(mediaReconnectStarted());
       // Counted or not, attempts go 2 s apart; the first 2 s after the media stopped.
       const wait = tries === 0 ? Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt)) : MEDIA_RECONNECT_DELAY_MS;
@@ -237,7 +240,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
       signal.addEventListener('abort', abortAttempt, { once: true });
       const held: { candidate: WhepConnection | null } = { candidate: null };
       let succeeded = false;
-      let failedAtOnce = false;
+      let deadNetwork = false;
       try {
         // The dropped connection is kept through every attempt: media flowing on it again (a
         // blackout over, the path back) calls the reconnect off, whichever attempt is under
@@ -278,7 +281,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
         log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
       } catch (error) {
         if (signal.aborted) throw error;
-        failedAtOnce = metDeadNetwork(error);
+        deadNetwork = metDeadNetwork(error);
         log.warn('media reconnect attempt failed', { attempt, error: String(error) });
       } finally {
         signal.removeEventListener('abort', abortAttempt);
@@ -291,9 +294,10 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
       // request; a server's refusal counts) is not counted, for as long as three whole attempts may take: the
       // old path may come back, and an attempt after the network did will connect.
       const withinWindow = Date.now() - dropped.droppedAt < MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS);
-      if (failedAtOnce && withinWindow && old && !['failed', 'closed'].includes(old.connectionState())) {
+      if (deadNetwork && withinWindow && old && !['failed', 'closed'].includes(old.connectionState())) {
         log.info('an attempt met a network that is down while the dropped connection may come back: not counted', { attempt });
-        attempt -= 1;
+      } else {
+        counted += 1;
       }
     }
   } finally {
