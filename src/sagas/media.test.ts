@@ -151,6 +151,25 @@ describe('media', () => {
     expect(h.session().status).toBe('live');
   });
 
+  // CI, under load: the stand-in closed the peer, the silence was noticed, then one late frame
+  // was played out; the reconnect was called off on it and the avatar froze while looking live.
+  it('one late frame after a silence does not call the reconnect off: media must flow again for several polls', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    h.peers[0]!.flowing = true;
+    await h.advance(MEDIA_POLL_MS);
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_RECONNECT_DELAY_MS);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.peers[0]?.close).toHaveBeenCalled();
+    expect(h.services.livePeer.get()).toBe(h.peers[1]);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+  });
+
   it('a connection whose media never came (a server that sends nothing) is left to the start\'s limits, not reconnected', async () => {
     h.plan.peers.splice(0, 1, 'noMedia');
     h.dispatch(startRequested());

@@ -144,13 +144,24 @@ function* watchUntilDropped(connection: WhepConnection, state: { connected: bool
   }
 }
 
+/**
+ * Polls in a row with new media that say a dropped connection came back. One change of the
+ * mark is not enough: on a loaded phone a frame that arrived before the drop may be played out
+ * (and stamped) a second late, after the silence was noticed, while the server has already
+ * closed the peer; calling the reconnect off on it left a frozen avatar that looked live.
+ */
+export const MEDIA_BACK_POLLS = 3;
+
 /** Resolves once media flows again on a connection that dropped without closing (it came back by itself). */
 function* untilMediaAgain(connection: WhepConnection) {
   const heard: MediaHeard = { mark: null, heardAt: 0 };
   yield* mediaArrived(connection, heard);
+  let inRow = 0;
   for (;;) {
     yield* delay(MEDIA_POLL_MS);
-    if ((yield* mediaArrived(connection, heard)) && connection.connectionState() === 'connected') return true;
+    const arrived = (yield* mediaArrived(connection, heard)) && connection.connectionState() === 'connected';
+    inRow = arrived ? inRow + 1 : 0;
+    if (inRow >= MEDIA_BACK_POLLS) return true;
   }
 }
 
