@@ -125,14 +125,20 @@ test('media-drop: the downloaded log replays exactly, and the viewer and the CLI
   await expect(startButton(page)).toBeEnabled();
   await setFaults(request, 'media-drop');
   await startAndWaitLive(page);
+  const videoStream = () => page.evaluate(() => (document.querySelector('video')?.srcObject as MediaStream | null)?.id ?? null);
+  const firstStream = await videoStream();
+  expect(firstStream).toBeTruthy();
 
-  // The stand-in drops the peer connection 2 s after live; the client reconnects with a new WHEP request.
+  // The stand-in drops the peer connection 2 s after live; the client reconnects with a new WHEP
+  // request. The state alone cannot say the reconnect is over: a peer closed without a word is
+  // noticed as silence while its state still says connected. The video showing a new stream can.
   await expect
     .poll(async () => {
       const { session } = await appState(page);
-      return { reconnects: session.mediaReconnects, media: session.media, status: session.status };
+      const stream = await videoStream();
+      return { reconnects: session.mediaReconnects, media: session.media, status: session.status, newStream: stream !== null && stream !== firstStream };
     }, { timeout: LIVE_TIMEOUT_MS })
-    .toEqual({ reconnects: 1, media: 'connected', status: 'live' });
+    .toEqual({ reconnects: 1, media: 'connected', status: 'live', newStream: true });
 
   // The state at the moment of download: a bubbling listener on window runs after React's root
   // handler, in the same task as the dispatch that builds the file, so nothing can slip between.
