@@ -7,6 +7,7 @@ import { muteToggled, selectVoiceStatus } from '../features/voice/voiceSlice.ts'
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
 import { MEDIA_RECONNECT_DELAY_MS } from './media.ts';
+import { AEC_WARMUP_MS, WARMUP_TICK_MS, WARMUP_VOLUME } from './echoWarmup.ts';
 import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
@@ -17,6 +18,7 @@ import {
   ECHO_TAIL_MS,
   SENTENCE_FINAL_WAIT_MS,
 } from './voiceConversation.ts';
+import { RECOGNIZER_CATCH_UP_MS } from './voiceConversationSteps.ts';
 
 let h: VoiceHarness;
 
@@ -286,6 +288,78 @@ describe('call mode: sentences', () => {
     h.dispatch(callLeft());
     await h.flush();
     expect(vi.mocked(voice().service.holdAvatarVoice).mock.calls).toEqual([[true], [false]]);
+  });
+
+  // Issue 27: AEC3's first seconds suppress the visitor's voice whenever the avatar plays; a
+  // question over the greeting arrived in scraps. The avatar is lowered until it has spoken
+  // AEC_WARMUP_MS with the microphone open, then brought back.
+  it("lowers the avatar's voice from the Start call tap until it has spoken 3 s with the microphone open, then brings it back", async () => {
+    const volume = () => vi.mocked(voice().service.setAvatarVolume).mock.calls.at(-1)?.[0];
+    h.dispatch(callRequested());
+    expect(voice().service.setAvatarVolume).toHaveBeenCalledWith(WARMUP_VOLUME);
+    // Lowered before the microphone was asked for.
+    expect(vi.mocked(voice().service.setAvatarVolume).mock.invocationCallOrder[0]).toBeLessThan(
+      vi.mocked(voice().startPipeline).mock.invocationCallOrder[0]!,
+    );
+    await h.flush();
+    voice().pipeline().pcm(1);
+    // A silent avatar warms nothing: the time does not count.
+    await h.advance(AEC_WARMUP_MS * 2);
+    expect(volume()).toBe(WARMUP_VOLUME);
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    await h.advance(AEC_WARMUP_MS - WARMUP_TICK_MS * 2);
+    expect(volume()).toBe(WARMUP_VOLUME);
+    await h.advance(WARMUP_TICK_MS * 2 + 1000);
+    expect(volume()).toBe(1);
+    const steps = vi.mocked(voice().service.setAvatarVolume).mock.calls.map(([v]) => v);
+    expect(steps.length).toBeGreaterThan(3);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+  });
+
+  it("hanging up during the warm-up gives the avatar its full voice back at once", async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    await h.advance(1000);
+    h.dispatch(callLeft());
+    await h.flush();
+    expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+    await h.advance(AEC_WARMUP_MS * 2);
+    expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+  });
+
+  // Issue 27, on a loaded machine: the detector took 10 s to load, the VAD then worked through
+  // the queued question in a burst and ended its sentence while the recognizer was still
+  // connecting. The usual 1.5 s wait gave the question up as "not recognised", and its words,
+  // there 3.5 s later, were dropped as the avatar's echo.
+  it('a sentence that ends while the recognizer is still connecting waits for it, and for its catch-up once connected', async () => {
+    voice().plan.recognizer = 'manual';
+    await startCall();
+    voice().pipeline().speechStart();
+    voice().pipeline().speechEnd();
+    await h.flush();
+    await h.advance(SENTENCE_FINAL_WAIT_MS * 3);
+    expect(h.state().notices.toasts).toEqual([]);
+    voice().resolveRecognizer();
+    await h.flush();
+    await h.advance(RECOGNIZER_CATCH_UP_MS - 500);
+    voice().recognizer().final('where is the nearest store');
+    await h.flush();
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
+  });
+
+  it('a sentence that ends while the recognizer is connecting and gets no words says "not recognised" once the catch-up is over', async () => {
+    voice().plan.recognizer = 'manual';
+    await startCall();
+    voice().pipeline().speechStart();
+    voice().pipeline().speechEnd();
+    await h.flush();
+    voice().resolveRecognizer();
+    await h.flush();
+    await h.advance(RECOGNIZER_CATCH_UP_MS - 100);
+    expect(h.state().notices.toasts).toEqual([]);
+    await h.advance(200);
+    expect(h.state().notices.toasts.map((t) => t.message)).toEqual([{ id: catalogue.notRecognized.id }]);
+    expect(h.sentOf('message_text')).toEqual([]);
   });
 
   it("speech starting while the avatar is silent holds nothing", async () => {

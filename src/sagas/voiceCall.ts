@@ -9,7 +9,8 @@
  * asynchronous step (select and put run synchronously inside the dispatch), so they are
  * created in the tap's call stack, which iOS Safari needs to let audio start.
  */
-import { call, put, race, select, take } from 'typed-redux-saga';
+import type { Task } from 'redux-saga';
+import { call, cancel, fork, put, race, select, take } from 'typed-redux-saga';
 import { selectAccountInfo } from '../features/account/accountSlice.ts';
 import { callEntered, callLeft, callRequested, selectInputMode } from '../features/input/inputSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
@@ -28,6 +29,7 @@ import { createLogger } from '../services/logger.ts';
 import type { CallPipeline } from '../services/voice.ts';
 import { createVoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
+import { lowerAvatarForWarmup, warmEchoCanceller } from './echoWarmup.ts';
 import { converse, thresholdsFor } from './voiceConversation.ts';
 import { createVoiceScope, isSessionOver, micFailureNotice, micFailureOf } from './voiceResources.ts';
 
@@ -50,9 +52,12 @@ function* runCall() {
   const events = createVoiceEvents();
   const feed = createPcmFeed();
   let entered = false;
+  let warmup: Task | null = null;
   try {
     let pipeline: CallPipeline;
     try {
+      // Before the microphone opens: the echo canceller's first seconds hear the avatar low.
+      lowerAvatarForWarmup(voice);
       const starting = voice.startPipeline({
         ...events.pipelineCallbacks,
         onPcm16: feed.write,
@@ -72,11 +77,14 @@ function* runCall() {
       return;
     }
     yield* put(micAccessGranted());
+    warmup = yield* fork(warmEchoCanceller, voice);
     yield* put(callEntered());
     entered = true;
     log.info('call started');
     yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking, echoGated: farEnd !== null, farEnd });
   } finally {
+    if (warmup) yield* cancel(warmup);
+    voice.setAvatarVolume(1);
     scope.close();
     events.close();
     feed.close();

@@ -14,6 +14,7 @@ import type { PcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   initialSentenceState,
   stepSentences,
+  waitFrom,
   type SentenceEvent,
   type SentenceOutput,
   type SentenceState,
@@ -50,6 +51,17 @@ export const SENTENCE_FINAL_WAIT_MS = 1500;
 /** How long a phrase heard before its sentence started (a VAD running late) may wait for it. */
 export const EARLY_PHRASE_MS = 2000;
 export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
+/**
+ * A sentence the VAD ends while the call's recognizer is still connecting waits this long,
+ * and once it connects, RECOGNIZER_CATCH_UP_MS more. On a loaded phone the detector can take
+ * seconds to load; the visitor's first words wait in the queue meanwhile, the VAD then works
+ * through them in a burst, and the recognizer, opened only then, gets them later still. With
+ * the usual wait the first question of such a call was given up as "not recognised" and its
+ * words, arriving two seconds later, dropped as the avatar's echo.
+ */
+export const PENDING_RECOGNIZER_WAIT_MS = 15_000;
+export const RECOGNIZER_CATCH_UP_MS = SENTENCE_FINAL_WAIT_MS * 2;
+const PENDING_TIMING = { ...TIMING, waitMs: PENDING_RECOGNIZER_WAIT_MS };
 /**
  * A recognizer that fails is restarted after these waits, one per restart in a row: a
  * network drop of a few seconds (a lift, a tunnel) is ridden out instead of spending every
@@ -124,7 +136,7 @@ export interface Conversation {
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
-  const result = stepSentences(c.sentences, event, Date.now(), TIMING);
+  const result = stepSentences(c.sentences, event, Date.now(), c.pending ? PENDING_TIMING : TIMING);
   c.sentences = result.state;
   c.outputs.push(...result.outputs);
 }
@@ -190,7 +202,10 @@ export function* checkMicrophoneGaveAudio(c: Conversation) {
 /** The recognizer being opened connected, or could not. */
 export function* recognizerSettled(c: Conversation, ready: Settled<unknown>) {
   c.pending = null;
-  if (ready.error === undefined) return true;
+  if (ready.error === undefined) {
+    c.sentences = waitFrom(c.sentences, Date.now(), RECOGNIZER_CATCH_UP_MS);
+    return true;
+  }
   log.warn('recognition could not start', { error: String(ready.error), restarts: c.restarts });
   // The call's first recognizer: its settings. A restart (they worked before): the connection.
   if (c.restarts === 0) {

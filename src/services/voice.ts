@@ -44,6 +44,12 @@ export interface VoiceService {
    */
   holdAvatarVoice(held: boolean): void;
   /**
+   * The avatar's voice at `volume` (0 to 1; 1 is as sent) while a call's echo canceller warms
+   * up (sagas/echoWarmup.ts). iOS ignores a media element's volume: there the system's own
+   * voice processing cancels the echo, and the call hears it at full level.
+   */
+  setAvatarVolume(volume: number): void;
+  /**
    * The page has its audio back after another app took it (iOS pauses the page's media for
    * a phone call or Siri): the avatar's voice plays again if it was paused. Never while
    * the audio is taken, which would only be fighting the system for it.
@@ -95,6 +101,9 @@ export function createVoiceService(
     releaseDetector: () => keeper.release().catch(() => {}),
     holdAvatarVoice: (held) => {
       avatarAudioElement().muted = held;
+    },
+    setAvatarVolume: (volume) => {
+      avatarAudioElement().volume = Math.min(1, Math.max(0, volume));
     },
     resumeAvatarVoice: () => {
       const audio = avatarAudioElement();

@@ -160,6 +160,15 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
   return { state: { open, closing, partialPending, early }, outputs };
 }
 
+/**
+ * The waiting sentence (if any) waits `ms` from `now`, whatever its deadline was: the
+ * recognizer it waits on has only just connected, and has the audio queued meanwhile to
+ * send and decode before the sentence's words can come.
+ */
+export function waitFrom(state: SentenceState, now: number, ms: number): SentenceState {
+  return state.closing ? { ...state, closing: { ...state.closing, deadline: now + ms } } : state;
+}
+
 /** Languages written without spaces between words: their phrases are joined as they are. */
 const UNSPACED_LANGS: ReadonlySet<string> = new Set(['zh', 'cht', 'jp']);
 

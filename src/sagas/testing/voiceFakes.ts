@@ -156,6 +156,7 @@ export function createFakeVoice() {
     warmDetector: vi.fn(),
     releaseDetector: vi.fn(() => Promise.resolve()),
     holdAvatarVoice: vi.fn<VoiceService['holdAvatarVoice']>(),
+    setAvatarVolume: vi.fn<VoiceService['setAvatarVolume']>(),
     resumeAvatarVoice: vi.fn<VoiceService['resumeAvatarVoice']>(),
   };
 

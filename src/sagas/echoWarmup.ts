@@ -1,0 +1,52 @@
+/**
+ * The echo canceller's warm-up at the start of a call.
+ *
+ * A browser's echo canceller (Chromium's AEC3) opens in a cautious state: until it has heard
+ * a few seconds of the page's own sound played with the microphone open, it suppresses what
+ * the microphone picks up whenever that sound plays, the visitor's voice included. A question
+ * spoken over the avatar in the first seconds of a call came through in scraps ("where is the
+ * nearest store" arrived as "Solar."). LiveKit's agents meet the same: they keep the greeting
+ * from being interrupted while the canceller calibrates; this product must let the visitor
+ * interrupt, so the avatar's voice is lowered instead. At WARMUP_VOLUME its echo is too
+ * weak to be suppressed over the visitor, yet loud enough for the canceller to learn from;
+ * once the avatar has spoken AEC_WARMUP_MS with the microphone open, its voice comes back
+ * in RAMP_STEPS over RAMP_MS. Measured by bench/first-words.mjs (docs/decisions.md).
+ */
+import { delay, select } from 'typed-redux-saga';
+import { selectAvatarActivity } from '../features/voice/voiceSlice.ts';
+import type { VoiceService } from '../services/voice.ts';
+
+/** The avatar's speech, heard with the microphone open, after which the canceller has settled. */
+export const AEC_WARMUP_MS = 3000;
+/** The avatar's volume during the warm-up (about −30 dB). */
+export const WARMUP_VOLUME = 0.03;
+/** How often the avatar's activity is looked at. */
+export const WARMUP_TICK_MS = 100;
+const RAMP_MS = 600;
+const RAMP_STEPS = 6;
+
+/** Lowers the avatar's voice for the warm-up: call in the Start call gesture, before the microphone opens. */
+export function lowerAvatarForWarmup(voice: VoiceService): void {
+  voice.setAvatarVolume(WARMUP_VOLUME);
+}
+
+/**
+ * Runs from the moment the call's microphone is open: counts the time the avatar speaks and,
+ * past AEC_WARMUP_MS of it, brings its voice back. The caller sets the volume back to 1
+ * however the call ends (this saga may be cancelled at any step).
+ */
+export function* warmEchoCanceller(voice: VoiceService) {
+  let spoken = 0;
+  let last = Date.now();
+  while (spoken < AEC_WARMUP_MS) {
+    yield* delay(WARMUP_TICK_MS);
+    const now = Date.now();
+    if ((yield* select(selectAvatarActivity)) === 'speaking') spoken += now - last;
+    last = now;
+  }
+  for (let step = 1; step <= RAMP_STEPS; step += 1) {
+    yield* delay(RAMP_MS / RAMP_STEPS);
+    // A ramp on the loudness scale: each step the same number of dB louder.
+    voice.setAvatarVolume(WARMUP_VOLUME ** (1 - step / RAMP_STEPS));
+  }
+}
