@@ -152,7 +152,9 @@ describe('WHEP playback in headless Chromium', () => {
     const peerId = await connected;
     expect(pipeline.peerCount()).toBe(1);
 
-    const first = await waitFor(() => readStats(page), (s) => s.framesDecoded > 0, 10_000);
+    // Frames can be decoded a task before the page hears of the connected state (a loaded
+    // machine): wait for both, and fail on either.
+    const first = await waitFor(() => readStats(page), (s) => s.framesDecoded > 0 && s.state === 'connected', 10_000);
     expect(first.state).toBe('connected');
     expect(first.framesDecoded).toBeGreaterThan(0);
     expect(first.frameWidth).toBe(540);

@@ -1,0 +1,216 @@
+/**
+ * The first seconds of a hands-free call: is a question the visitor starts 1.5 s after
+ * tapping Start call heard word for word?
+ *
+ * Two ways the question reaches the microphone:
+ *   - null sink: Chromium's file-backed fake microphone plays the question once, 1.5 s of
+ *     silence first, from the moment the app opens it; the avatar plays into the suite's
+ *     PulseAudio null sink, so there is no echo, only the browser's own capture path;
+ *   - echo path: bench/capture.mjs's acoustic path (the avatar's sink looped back into the
+ *     default microphone 80 ms late at −10 dB, Chromium's real capture, no fake device), and
+ *     the question played into it with paplay 1.5 s after the tap.
+ * Two moments:
+ *   - over the greeting: the call starts while the avatar speaks its greeting (the stand-in's
+ *     fault greeting-long makes it 25 s, so the call never races its end);
+ *   - silent avatar: the call starts after the greeting is over.
+ * Two builds, in the same run, against the same stand-in:
+ *   - app: this checkout;
+ *   - before: the reference, the app before its call lowered the avatar while the echo
+ *     canceller warms up and waited for a recognizer still connecting (commit
+ *     REFERENCE_REF, built from git here; docs/decisions.md, "The first seconds of a call").
+ * A run counts as heard when the message the call sends is the question word for word
+ * (bench/_echo.mjs's word accuracy is 1).
+ * Goal (the app, every way and moment): at least 95 % of the runs heard word for word.
+ *
+ *   node bench/first-words.mjs           FIRST_WORDS_RUNS=20 by default; BENCH_SKIP_BUILD=1 reuses the builds
+ *   node bench/first-words.mjs --quick   2 runs a cell: checks the wiring
+ * Writes bench/results/first-words.json; exit 1 on a missed goal, 2 when it could not measure.
+ */
+// Functions passed to page.evaluate run in the browser.
+/* global window */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+import { chromium } from '@playwright/test';
+import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { isQuick, runBench } from './_report.mjs';
+import { sentFrames, wordAccuracy } from './_echo.mjs';
+
+const { startAudioOutput, pactl, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
+
+const RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_RUNS ?? 20);
+const QUESTION = 'where is the nearest store';
+const QUESTION_FILE = join(ROOT, 'tests', 'fixtures', 'q-nearest-store.wav');
+/** When the visitor starts, after the tap on Start call. */
+const LEAD_S = 1.5;
+const COUPLING_DB = -10;
+const GOAL = 0.95;
+const APP_DIR = join(ROOT, '.cache', 'bench-dist-first-words');
+/** The app before the echo canceller's warm-up (sagas/echoWarmup.ts). */
+const REFERENCE_REF = process.env.FIRST_WORDS_REFERENCE_REF ?? '940f9f3';
+const REFERENCE_DIR = join(ROOT, '.cache', 'bench-dist-first-words-before');
+const WAYS = ['null sink', 'echo path'];
+const MOMENTS = ['over the greeting', 'silent avatar'];
+const BUILDS = [
+  { name: 'app', dir: APP_DIR },
+  { name: 'before', dir: REFERENCE_DIR },
+];
+
+/** Builds the app as it was at `ref` into `outDir` (git archive, this checkout's node_modules; the build takes the model from them). */
+function buildReference(ref, outDir) {
+  if (process.env.BENCH_SKIP_BUILD === '1' && existsSync(join(outDir, 'index.html'))) return;
+  const src = join(ROOT, '.cache', 'first-words-reference-src');
+  rmSync(src, { recursive: true, force: true });
+  mkdirSync(src, { recursive: true });
+  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${ref} | tar -x -C "${src}"`], { stdio: 'inherit' });
+  if (archive.status !== 0) throw new Error(`git archive ${ref} failed`);
+  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--mode', 'standin', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: src, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`vite build of ${ref} failed with code ${result.status}`);
+}
+
+/** The question after LEAD_S of silence, played once by Chromium's fake microphone. */
+function leadFile() {
+  const wav = readFileSync(QUESTION_FILE);
+  const data = Buffer.concat([Buffer.alloc(Math.round(LEAD_S * 16_000) * 2), wav.subarray(44)]);
+  const header = Buffer.from(wav.subarray(0, 44));
+  header.writeUInt32LE(36 + data.length, 4);
+  header.writeUInt32LE(data.length, 40);
+  const dir = join(ROOT, '.cache', 'first-words');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `question-after-${LEAD_S}s.wav`);
+  writeFileSync(file, Buffer.concat([header, data]));
+  return `${file}%noloop`;
+}
+
+/** bench/capture.mjs's echo path in the suite's PulseAudio daemon: the avatar's sink into the default microphone. */
+function echoPath(server) {
+  pactl(server, 'load-module', 'module-null-sink', 'sink_name=mic', 'sink_properties=device.description=echo-mic');
+  pactl(server, 'load-module', 'module-loopback', `source=${SINK}.monitor`, 'sink=mic', 'latency_msec=80', 'source_dont_move=true', 'sink_dont_move=true');
+  pactl(server, 'load-module', 'module-remap-source', 'source_name=micsrc', 'master=mic.monitor', 'source_properties=device.description=echo-mic-source');
+  pactl(server, 'set-default-source', 'micsrc');
+  const line = pactl(server, 'list', 'short', 'sink-inputs').trim().split('\n').find((l) => l.includes('module-loopback'));
+  if (!line) throw new Error('the echo loopback did not start');
+  pactl(server, 'set-sink-input-volume', line.split('\t')[0], `${COUPLING_DB}dB`);
+}
+
+function paplay(server, file) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('paplay', ['--device=mic', file], { env: { ...process.env, PULSE_SERVER: server }, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`paplay exited ${code}`))));
+  });
+}
+
+async function outFrames(page, base) {
+  const events = await (await page.request.get(`${base}/__standin/events`)).json();
+  return events.filter((e) => e.channel === 'signaling' && e.dir === 'out').map((e) => e.body);
+}
+
+async function until(check, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** One call: the text the app sent for the question, or null. Over the greeting, the call starts once it is spoken (25 s: the call never races its end). */
+async function call(browser, base, server, { way, moment }) {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => window.localStorage.setItem('lang', 'en'));
+    await page.addInitScript(sentFrames);
+    await page.request.delete(`${base}/__standin/events`);
+    if (moment === 'over the greeting') await page.request.post(`${base}/__standin/faults`, { data: { faults: ['greeting-long'] } });
+    else await page.request.delete(`${base}/__standin/faults`);
+    await page.goto(`${base}/25d/demo`);
+    await page.getByRole('button', { name: 'Start chat', exact: true }).click({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'End chat', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
+    const said = moment === 'over the greeting' ? 'nlp_running' : 'nlp_end';
+    await until(async () => (await outFrames(page, base)).some((f) => f.command === said), `the greeting's ${said}`);
+    const tappedAt = await page.evaluate(() => Date.now());
+    await page.getByRole('button', { name: 'Start call', exact: true }).click();
+    if (way === 'echo path') {
+      await page.waitForTimeout(LEAD_S * 1000);
+      await paplay(server, QUESTION_FILE);
+    }
+    let message = null;
+    await until(
+      async () => {
+        const sent = await page.evaluate(() => window.__sent);
+        message = sent.find((s) => s.t >= tappedAt && s.frame.type === 'message_text' && s.frame.source === 'nlpmsg') ?? null;
+        return message !== null;
+      },
+      'the question sent',
+      20_000,
+    ).catch(() => {});
+    await page.getByRole('button', { name: 'End chat', exact: true }).click().catch(() => {});
+    await page.waitForTimeout(500);
+    return message?.frame.text ?? null;
+  } finally {
+    await context.request.delete(`${base}/__standin/faults`).catch(() => {});
+    await context.close();
+  }
+}
+
+await runBench('first-words', { what: "a question in a call's first seconds, over the greeting and with the avatar silent", chromium: CHROMIUM_PATH }, async (report) => {
+  report.settings = { runs: RUNS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, reference: REFERENCE_REF };
+  if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(APP_DIR, 'index.html'))) buildApp(APP_DIR);
+  buildReference(REFERENCE_REF, REFERENCE_DIR);
+  const rows = [];
+  report.figures = { rows };
+  for (const way of WAYS) {
+    const output = await startAudioOutput();
+    try {
+      if (way === 'echo path') echoPath(output.server);
+      const args = way === 'null sink' ? [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${leadFile()}`] : CHROMIUM_ARGS.filter((a) => a !== '--use-fake-device-for-media-stream');
+      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args, ignoreDefaultArgs: ['--mute-audio'], env: { ...process.env, PULSE_SERVER: output.server } });
+      try {
+        for (const build of BUILDS) {
+          const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: build.dir } });
+          try {
+            for (const moment of MOMENTS) {
+              const texts = [];
+              for (let i = 0; i < RUNS; i += 1) {
+                const text = await call(browser, standin.url, output.server, { way, moment });
+                texts.push(text);
+                process.stdout.write(`[first-words] ${build.name}, ${way}, ${moment} #${i + 1}: ${JSON.stringify(text)}\n`);
+              }
+              const heard = texts.filter((t) => t !== null && wordAccuracy(QUESTION, t) === 1).length;
+              rows.push({ build: build.name, way, moment, runs: RUNS, heard, rate: heard / RUNS, texts });
+            }
+          } finally {
+            await standin.stop();
+          }
+        }
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await output.stop();
+    }
+  }
+  report.table(
+    'Questions heard word for word, of the runs',
+    ['microphone', 'moment', 'the app', `before (${REFERENCE_REF})`],
+    rows
+      .filter((r) => r.build === 'app')
+      .map((row) => {
+        const before = rows.find((r) => r.build === 'before' && r.way === row.way && r.moment === row.moment);
+        return [row.way, row.moment, `${row.heard}/${row.runs}`, before ? `${before.heard}/${before.runs}` : '—'];
+      }),
+  );
+  for (const row of rows.filter((r) => r.build === 'app')) {
+    report.goal(`${row.way}, ${row.moment}`.replace(/\s+/g, '-'), {
+      label: `questions heard word for word, ${row.way}, ${row.moment} (the app, ${row.heard}/${row.runs})`,
+      value: row.rate,
+      limit: GOAL,
+      cmp: '>=',
+      digits: 2,
+    });
+  }
+});
