@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigError, createRecognizer, type RecognizerConfig, type SpeechSdkModule } from './speechRecognizer.ts';
+import { ConfigError, createRecognizer, UNTHROTTLED_MS, UNTHROTTLED_PROPERTY, type RecognizerConfig, type SpeechSdkModule } from './speechRecognizer.ts';
 
 /** The slice of the Speech SDK the adapter touches, recording what it is asked to do. */
 function fakeSdk(options: { startError?: string; stopError?: string } = {}) {
@@ -90,6 +90,15 @@ describe('createRecognizer', () => {
     expect(sdk.made.fromHost).toEqual([['ws://127.0.0.1:8080/', 'k-123']]);
     expect(sdk.made.language).toBe('ja-JP');
     expect(sdk.made.properties.get('SEGMENTATION')).toBe('500');
+  });
+
+  // A backlog (audio queued while a loaded phone loaded the call) was paced at 2x real time past
+  // the first 5 s, and the words of a question in it came after its sentence had been given up.
+  it('lets the SDK send a backlog of audio at once instead of pacing it past the first 5 s', async () => {
+    const sdk = fakeSdk();
+    await createRecognizer(base, sdk.load);
+    expect(sdk.made.properties.get(UNTHROTTLED_PROPERTY)).toBe(String(UNTHROTTLED_MS));
+    expect(UNTHROTTLED_MS).toBeGreaterThanOrEqual(60 * 60 * 1000);
   });
 
   it("turns off the SDK's data: timer worker, which the app's CSP forbids", async () => {

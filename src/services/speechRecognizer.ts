@@ -79,6 +79,11 @@ function speechConfigFor(sdk: SpeechSdkModule, config: RecognizerConfig): Speech
   return sdk.SpeechConfig.fromHost(host, key);
 }
 
+/** The Speech SDK's (unnamed in PropertyId) amount of audio it sends before pacing the rest at 2x real time. */
+export const UNTHROTTLED_PROPERTY = 'SPEECH-TransmitLengthBeforThrottleMs';
+/** A day of audio: in practice, never paced. */
+export const UNTHROTTLED_MS = 24 * 60 * 60 * 1000;
+
 /** Promisifies the SDK's callback pairs. */
 function call(run: (done: () => void, fail: (e: string) => void) => void): Promise<void> {
   return new Promise((resolve, reject) => run(resolve, (e) => reject(new Error(e))));
@@ -104,6 +109,12 @@ export async function createRecognizer(
   // CSP does not allow data: workers, so that start throws and the SDK silently stops
   // sending audio for the rest of the call. The page's own timers do the same job.
   speechConfig.setProperty(sdk.PropertyId.WebWorkerLoadType, 'off');
+  // The SDK sends a recognizer's first 5 s of audio at once and the rest at no more than twice
+  // real time. Live audio comes at real time anyway; only a backlog is slowed: what the visitor
+  // said while a loaded phone was still loading the call (the detector, the recognizer) then
+  // reached the service seconds late, and its words came after the sentence had been given up.
+  // A backlog goes out at once instead, as the first 5 s always did.
+  speechConfig.setProperty(UNTHROTTLED_PROPERTY, String(UNTHROTTLED_MS));
   const stream = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16_000, 16, 1));
   const recognizer = new sdk.SpeechRecognizer(speechConfig, sdk.AudioConfig.fromStreamInput(stream));
 
