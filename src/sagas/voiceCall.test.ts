@@ -18,7 +18,7 @@ import {
   ECHO_TAIL_MS,
   SENTENCE_FINAL_WAIT_MS,
 } from './voiceConversation.ts';
-import { RECOGNIZER_CATCH_UP_MS } from './voiceConversationSteps.ts';
+import { CATCH_UP_BACKLOG_CHUNKS, RECOGNIZER_CATCH_UP_MS } from './voiceConversationSteps.ts';
 
 let h: VoiceHarness;
 
@@ -339,9 +339,29 @@ describe('call mode: sentences', () => {
     await h.flush();
     await h.advance(SENTENCE_FINAL_WAIT_MS * 3);
     expect(h.state().notices.toasts).toEqual([]);
+    voice().pipeline().pcm(CATCH_UP_BACKLOG_CHUNKS);
     voice().resolveRecognizer();
     await h.flush();
     await h.advance(RECOGNIZER_CATCH_UP_MS - 500);
+    voice().recognizer().final('where is the nearest store');
+    await h.flush();
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
+  });
+
+  // CI: the recognizer connected just before the VAD, working through the same backlog, ended the
+  // sentence; its words came 5.5 s later and were dropped as the avatar's echo.
+  it('a sentence that ends just after the recognizer connected waits for its catch-up too', async () => {
+    voice().plan.recognizer = 'manual';
+    await startCall();
+    voice().pipeline().pcm(CATCH_UP_BACKLOG_CHUNKS);
+    voice().resolveRecognizer();
+    await h.flush();
+    await h.advance(250);
+    voice().pipeline().speechStart();
+    voice().pipeline().speechEnd();
+    await h.flush();
+    await h.advance(RECOGNIZER_CATCH_UP_MS - 400);
+    expect(h.state().notices.toasts).toEqual([]);
     voice().recognizer().final('where is the nearest store');
     await h.flush();
     expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
@@ -353,6 +373,7 @@ describe('call mode: sentences', () => {
     voice().pipeline().speechStart();
     voice().pipeline().speechEnd();
     await h.flush();
+    voice().pipeline().pcm(CATCH_UP_BACKLOG_CHUNKS);
     voice().resolveRecognizer();
     await h.flush();
     await h.advance(RECOGNIZER_CATCH_UP_MS - 100);

@@ -53,7 +53,8 @@ export const EARLY_PHRASE_MS = 2000;
 export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
 /**
  * A sentence the VAD ends while the call's recognizer is still connecting waits this long,
- * and once it connects, RECOGNIZER_CATCH_UP_MS more. On a loaded phone the detector can take
+ * and once it connects with a backlog, RECOGNIZER_CATCH_UP_MS more; so does one it ends within
+ * RECOGNIZER_CATCH_UP_MS of such a connect (the recognizer is still working through the queued audio). On a loaded phone the detector can take
  * seconds to load; the visitor's first words wait in the queue meanwhile, the VAD then works
  * through them in a burst, and the recognizer, opened only then, gets them later still. With
  * the usual wait the first question of such a call was given up as "not recognised" and its
@@ -61,6 +62,8 @@ export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS
  */
 export const PENDING_RECOGNIZER_WAIT_MS = 15_000;
 export const RECOGNIZER_CATCH_UP_MS = SENTENCE_FINAL_WAIT_MS * 2;
+/** A backlog of about a second (96 ms chunks) or more is worth the catch-up wait. */
+export const CATCH_UP_BACKLOG_CHUNKS = 10;
 const PENDING_TIMING = { ...TIMING, waitMs: PENDING_RECOGNIZER_WAIT_MS };
 /**
  * A recognizer that fails is restarted after these waits, one per restart in a row: a
@@ -133,11 +136,16 @@ export interface Conversation {
   away: boolean;
   /** When the avatar was last seen speaking (Date.now()), 0 for never. */
   spokeAt: number;
+  /** Until when the recognizer that just connected may still be working through its backlog (Date.now()). */
+  catchUpUntil: number;
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
-  const result = stepSentences(c.sentences, event, Date.now(), c.pending ? PENDING_TIMING : TIMING);
-  c.sentences = result.state;
+  const now = Date.now();
+  const result = stepSentences(c.sentences, event, now, c.pending ? PENDING_TIMING : TIMING);
+  const closing = result.state.closing;
+  // A sentence that ends while the recognizer works through its backlog waits for the catch-up.
+  c.sentences = closing && closing.deadline < c.catchUpUntil ? waitFrom(result.state, now, c.catchUpUntil - now) : result.state;
   c.outputs.push(...result.outputs);
 }
 
@@ -203,7 +211,10 @@ export function* checkMicrophoneGaveAudio(c: Conversation) {
 export function* recognizerSettled(c: Conversation, ready: Settled<unknown>) {
   c.pending = null;
   if (ready.error === undefined) {
-    c.sentences = waitFrom(c.sentences, Date.now(), RECOGNIZER_CATCH_UP_MS);
+    if (c.ctx.feed.handedOver >= CATCH_UP_BACKLOG_CHUNKS) {
+      c.catchUpUntil = Date.now() + RECOGNIZER_CATCH_UP_MS;
+      c.sentences = waitFrom(c.sentences, Date.now(), RECOGNIZER_CATCH_UP_MS);
+    }
     return true;
   }
   log.warn('recognition could not start', { error: String(ready.error), restarts: c.restarts });
@@ -359,6 +370,7 @@ export function createConversation(
     held: false,
     away: false,
     spokeAt: ctx.avatarSpeaking ? Date.now() : 0,
+    catchUpUntil: 0,
     actions: {
       // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
       avatarEchoes: () => c.gated && (c.speaking || Date.now() - EARLY_PHRASE_MS - c.spokeAt < ECHO_TAIL_MS),

@@ -19,6 +19,19 @@ describe('PCM feed', () => {
     expect(got).toEqual([1, 2, 3]);
   });
 
+  it('says how much it handed over at the last attach: the backlog the recognizer starts with', () => {
+    const feed = createPcmFeed();
+    expect(feed.handedOver).toBe(0);
+    [1, 2, 3].forEach((n) => feed.write(chunk(n)));
+    const first = sink();
+    feed.attach(first.s);
+    expect(feed.handedOver).toBe(3);
+    feed.write(chunk(4));
+    feed.detach(first.s);
+    feed.attach(sink().s);
+    expect(feed.handedOver).toBe(0);
+  });
+
   it('holds at most the bound, dropping the oldest', () => {
     const feed = createPcmFeed(2);
     [1, 2, 3].forEach((n) => feed.write(chunk(n)));

@@ -15,6 +15,8 @@ export interface PcmSink {
 export interface PcmFeed {
   /** Chunks of audio that came in (not paused) since the feed was made. */
   readonly received: number;
+  /** Chunks the last attach() handed over at once: the backlog the new sink starts with. */
+  readonly handedOver: number;
   /** The pipeline's onPcm16. */
   write(pcm16: Int16Array): void;
   /** Sends what was held, then everything that follows, to `sink`. */
@@ -36,10 +38,14 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
   let paused = false;
   let closed = false;
   let received = 0;
+  let handedOver = 0;
 
   return {
     get received() {
       return received;
+    },
+    get handedOver() {
+      return handedOver;
     },
     write(pcm16) {
       if (closed || paused) return;
@@ -56,6 +62,7 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       sink = next;
       const pending = held;
       held = [];
+      handedOver = pending.length;
       for (const chunk of pending) next.write(chunk);
     },
     detach(old) {
