@@ -39,7 +39,8 @@ function runningUnderVitest(): boolean {
 
 function defaultConsoleLevel(): ConsoleLevel {
   if (runningUnderVitest()) return 'silent';
-  return import.meta.env.DEV ? 'debug' : 'warn';
+  // No import.meta.env outside Vite (a benchmark importing a service under Node).
+  return import.meta.env?.DEV ? 'debug' : 'warn';
 }
 
 let consoleLevel: ConsoleLevel = defaultConsoleLevel();
