@@ -205,7 +205,7 @@ await runBench('first-words', { what: "a question in a call's first seconds, ove
       }),
   );
   for (const row of rows.filter((r) => r.build === 'app')) {
-    report.goal(`${row.way}, ${row.moment}`.replace(/\s+/g, '-'), {
+    report.goal(`${row.way} ${row.moment}`.replace(/\s+/g, '-'), {
       label: `questions heard word for word, ${row.way}, ${row.moment} (the app, ${row.heard}/${row.runs})`,
       value: row.rate,
       limit: GOAL,
