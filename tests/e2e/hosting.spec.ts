@@ -29,7 +29,9 @@ test.beforeAll(async () => {
   if (why) throw new Error(why);
   const port = await freePort();
   standin = await startStandin({ env: { STANDIN_VIDEO_PROFILE: 'small', STANDIN_ALLOWED_ORIGINS: `http://127.0.0.1:${port}` } });
-  backEnd = await playwrightRequest.newContext({ baseURL: standin.url });
+  // A connection each: the stand-in closes a keep-alive connection idle 5 s, and a poll that
+  // reused one as it closed failed with ECONNRESET on a loaded machine (CI).
+  backEnd = await playwrightRequest.newContext({ baseURL: standin.url, extraHTTPHeaders: { connection: 'close' } });
   tree = cleanTree();
   const wsUrl = standin.url.replace(/^http/, 'ws');
   dist = buildProduct(tree, {
