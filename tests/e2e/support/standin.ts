@@ -58,8 +58,23 @@ export async function clearFaults(request: Requester): Promise<void> {
   await expectStatus(await request.delete('/__standin/faults'), 200, 'clear faults');
 }
 
+/**
+ * A GET, sent once more if the pooled connection it went out on was being closed: the
+ * stand-in closes a keep-alive connection idle 5 s, and a loaded test process can reuse one
+ * in the moment it closes ("socket hang up", ECONNRESET). Only the connection failed, and a
+ * GET is safe to repeat; HTTP clients (undici, browsers) do the same. Any answer counts.
+ */
+async function get(request: Requester, url: string): Promise<Answer> {
+  try {
+    return await request.get(url);
+  } catch (error) {
+    if (!/ECONNRESET|socket hang up/.test(String(error))) throw error;
+    return request.get(url);
+  }
+}
+
 export async function events(request: Requester): Promise<StandinEvent[]> {
-  const response = await request.get('/__standin/events');
+  const response = await get(request, '/__standin/events');
   await expectStatus(response, 200, 'events');
   return (await response.json()) as StandinEvent[];
 }
@@ -115,7 +130,7 @@ export function signalingFrames(list: StandinEvent[], dir: 'in' | 'out'): Record
 
 /** The rooms that exist on the stand-in right now (one SRS stream per room). */
 export async function roomIds(request: Requester): Promise<string[]> {
-  const response = await request.get('/api/v1/streams/?count=100');
+  const response = await get(request, '/api/v1/streams/?count=100');
   await expectStatus(response, 200, 'streams');
   const { streams } = (await response.json()) as { streams: { name: string }[] };
   return streams.map((s) => s.name);
