@@ -30,12 +30,10 @@
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window, document */
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { chromium } from '@playwright/test';
-import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { buildApp, buildAppAt, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
 import { onsetMs, sentFrames, wordAccuracy } from './_echo.mjs';
 
@@ -57,23 +55,6 @@ const DELAY_MS = 80;
 const QUESTION_AT_S = 6;
 const LATENCY_BUDGET_MS = 500;
 const ACCURACY_GOAL = 0.75;
-
-/** Builds the app as it was at `ref` into `outDir` (from `git archive`, with this checkout's node_modules and the package's model). */
-function buildReference(ref, outDir) {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  const src = join(ROOT, '.cache', 'echo-reference-src');
-  rmSync(src, { recursive: true, force: true });
-  mkdirSync(src, { recursive: true });
-  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${ref} | tar -x -C "${src}"`], { stdio: 'inherit' });
-  if (archive.status !== 0) throw new Error(`git archive ${ref} failed`);
-  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
-  // That build fetches the model from public/models/, where a script of its day copied it.
-  mkdirSync(join(src, 'public', 'models'), { recursive: true });
-  cpSync(join(ROOT, 'node_modules', '@ricky0123', 'vad-web', 'dist', 'silero_vad_legacy.onnx'), join(src, 'public', 'models', 'silero_vad_legacy.onnx'));
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--mode', 'standin', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: src, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`vite build of ${ref} failed with code ${result.status}`);
-}
 
 async function call(browser, base, { gainDb, file, leadSeconds }) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
@@ -112,7 +93,7 @@ await runBench('echo', { what: "the avatar's residual echo in a call: false barg
   report.settings = { levelsDb: LEVELS_DB, delayMs: DELAY_MS, settings: SETTINGS, replyChars: LONG_REPLY.length, questionAtS: QUESTION_AT_S, question: QUESTION };
   report.settings.referenceRef = REFERENCE_REF;
   buildApp(OUT_DIR);
-  buildReference(REFERENCE_REF, REFERENCE_DIR);
+  buildAppAt(REFERENCE_REF, REFERENCE_DIR, 'echo');
   const onset = onsetMs(FILES.question);
   const output = await startAudioOutput();
   process.env.PULSE_SERVER = output.server;

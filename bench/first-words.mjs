@@ -28,12 +28,12 @@
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { chromium } from '@playwright/test';
-import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
+import { buildApp, buildAppAt, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
 import { sentFrames, wordAccuracy } from './_echo.mjs';
 
@@ -56,20 +56,6 @@ const BUILDS = [
   { name: 'app', dir: APP_DIR },
   { name: 'before', dir: REFERENCE_DIR },
 ];
-
-/** Builds the app as it was at `ref` into `outDir` (git archive, this checkout's node_modules; the build takes the model from them). */
-function buildReference(ref, outDir) {
-  if (process.env.BENCH_SKIP_BUILD === '1' && existsSync(join(outDir, 'index.html'))) return;
-  const src = join(ROOT, '.cache', 'first-words-reference-src');
-  rmSync(src, { recursive: true, force: true });
-  mkdirSync(src, { recursive: true });
-  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${ref} | tar -x -C "${src}"`], { stdio: 'inherit' });
-  if (archive.status !== 0) throw new Error(`git archive ${ref} failed`);
-  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--mode', 'standin', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: src, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`vite build of ${ref} failed with code ${result.status}`);
-}
 
 /** The question after LEAD_S of silence, played once by Chromium's fake microphone. */
 function leadFile() {
@@ -160,7 +146,7 @@ async function call(browser, base, server, { way, moment }) {
 await runBench('first-words', { what: "a question in a call's first seconds, over the greeting and with the avatar silent", chromium: CHROMIUM_PATH }, async (report) => {
   report.settings = { runs: RUNS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, reference: REFERENCE_REF };
   if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(APP_DIR, 'index.html'))) buildApp(APP_DIR);
-  buildReference(REFERENCE_REF, REFERENCE_DIR);
+  buildAppAt(REFERENCE_REF, REFERENCE_DIR, 'first-words');
   const rows = [];
   report.figures = { rows };
   for (const way of WAYS) {
