@@ -12,7 +12,7 @@
  * once the avatar has spoken AEC_WARMUP_MS with the microphone open, its voice comes back
  * in RAMP_STEPS over RAMP_MS. Measured by bench/first-words.mjs (docs/decisions.md).
  */
-import { delay, select } from 'typed-redux-saga';
+import { call, delay, race, select, take } from 'typed-redux-saga';
 import { selectAvatarActivity } from '../features/voice/voiceSlice.ts';
 import type { VoiceService } from '../services/voice.ts';
 
@@ -20,8 +20,6 @@ import type { VoiceService } from '../services/voice.ts';
 export const AEC_WARMUP_MS = 3000;
 /** The avatar's volume during the warm-up (about −30 dB). */
 export const WARMUP_VOLUME = 0.03;
-/** How often the avatar's activity is looked at. */
-export const WARMUP_TICK_MS = 100;
 const RAMP_MS = 600;
 const RAMP_STEPS = 6;
 
@@ -30,19 +28,28 @@ export function lowerAvatarForWarmup(voice: VoiceService): void {
   voice.setAvatarVolume(WARMUP_VOLUME);
 }
 
+function* isSpeaking() {
+  return (yield* select(selectAvatarActivity)) === 'speaking';
+}
+
+/** Waits for the next action after which the avatar's speaking is `speaking` (no timer: actions only). */
+function* untilSpeaking(speaking: boolean) {
+  while ((yield* isSpeaking()) !== speaking) yield* take('*');
+}
+
 /**
- * Runs from the moment the call's microphone is open: counts the time the avatar speaks and,
- * past AEC_WARMUP_MS of it, brings its voice back. The caller sets the volume back to 1
- * however the call ends (this saga may be cancelled at any step).
+ * Runs from the moment the call's microphone is open: adds up the time the avatar speaks and,
+ * past AEC_WARMUP_MS of it, brings its voice back. Waits on actions, not a timer, so a call
+ * whose avatar stays silent costs nothing. The caller sets the volume back to 1 however the
+ * call ends (this saga may be cancelled at any step).
  */
 export function* warmEchoCanceller(voice: VoiceService) {
   let spoken = 0;
-  let last = Date.now();
   while (spoken < AEC_WARMUP_MS) {
-    yield* delay(WARMUP_TICK_MS);
-    const now = Date.now();
-    if ((yield* select(selectAvatarActivity)) === 'speaking') spoken += now - last;
-    last = now;
+    yield* untilSpeaking(true);
+    const from = Date.now();
+    yield* race({ stopped: call(untilSpeaking, false), done: delay(AEC_WARMUP_MS - spoken) });
+    spoken += Date.now() - from;
   }
   for (let step = 1; step <= RAMP_STEPS; step += 1) {
     yield* delay(RAMP_MS / RAMP_STEPS);

@@ -7,7 +7,10 @@ import { muteToggled, selectVoiceStatus } from '../features/voice/voiceSlice.ts'
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
 import { MEDIA_RECONNECT_DELAY_MS } from './media.ts';
-import { AEC_WARMUP_MS, WARMUP_TICK_MS, WARMUP_VOLUME } from './echoWarmup.ts';
+import { AEC_WARMUP_MS, WARMUP_VOLUME } from './echoWarmup.ts';
+
+/** A step of the fake clock, well inside the warm-up. */
+const WARMUP_TICK_MS = 100;
 import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
