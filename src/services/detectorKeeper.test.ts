@@ -2,6 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { VadClient } from '../workers/vad.client.ts';
 import { DetectorKeeper } from './detectorKeeper.ts';
 
+/** A promise and its resolve, for a test to decide when something answers. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** A VAD client whose readiness the test decides. */
 function fakeVads() {
   const made: { vad: VadClient; load(): void; fail(): void; disposed: () => number }[] = [];
@@ -87,6 +94,29 @@ describe('DetectorKeeper', () => {
     const late = ownDetector();
     keeper.give(late.warm);
     expect(late.dispose).toHaveBeenCalledTimes(1);
+  });
+
+  it('a detector still coming back from its call is handed to the next call, or disposed once back after release', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    made[0]!.load();
+    const lent = await keeper.take();
+    const back = deferred<typeof lent>();
+    keeper.give(back.promise.then((w) => w ?? undefined));
+    // The next call waits for it rather than making its own.
+    const next = keeper.take();
+    expect(next).not.toBeNull();
+    back.resolve(lent);
+    expect((await next)?.vad).toBe(made[0]!.vad);
+    // Coming back again, but the session ends first: disposed when it is back.
+    const again = deferred<typeof lent>();
+    keeper.give(again.promise.then((w) => w ?? undefined));
+    await keeper.release();
+    expect(made[0]!.disposed()).toBe(0);
+    again.resolve(lent);
+    await vi.waitFor(() => expect(made[0]!.disposed()).toBe(1));
+    expect(create).toHaveBeenCalledTimes(1);
   });
 
   it('a release during loading disposes the detector at once, without waiting for the load', async () => {

@@ -9,7 +9,9 @@
  * worker's memory for the session; release() frees it when the session ends.
  *
  * At most one detector is kept. One that comes back while another is kept, or after
- * release(), is disposed.
+ * release(), is disposed. A call's detector counts as kept from the moment its call starts
+ * stopping, not once it is back: the next Start call, often tapped while the last call's
+ * worker still works through its final frames, waits for it instead of loading another.
  */
 import type { VadClient } from '../workers/vad.client.ts';
 import { createLogger } from './logger.ts';
@@ -18,9 +20,10 @@ import type { WarmVoice } from './voicePipeline.ts';
 const log = createLogger('voice');
 
 interface Kept {
-  vad: VadClient;
-  /** Resolves once loaded; null if it could not load (it is disposed then). */
+  /** Resolves once loaded or back from its call; null if it could not load or come back (it is disposed then). */
   ready: Promise<WarmVoice | null>;
+  /** For one still loading: disposes it at once. Absent for one coming back from a call, disposed when it is back. */
+  disposeNow?: () => Promise<void>;
 }
 
 export class DetectorKeeper {
@@ -47,7 +50,7 @@ export class DetectorKeeper {
     }
     const warm: WarmVoice = { vad, dispose: () => vad.dispose() };
     const kept: Kept = {
-      vad,
+      disposeNow: () => vad.dispose(),
       ready: vad.ready.then(
         () => warm,
         async (error: unknown) => {
@@ -72,19 +75,36 @@ export class DetectorKeeper {
     return kept?.ready ?? null;
   }
 
-  /** A call is over: its detector (if it kept one) is kept for the next call, or disposed. */
-  give(warm: WarmVoice | void): void {
+  /**
+   * A call is over, or is stopping: its detector (if it kept one), or the promise of it, is
+   * kept for the next call, or disposed once it is back.
+   */
+  give(warm: WarmVoice | void | Promise<WarmVoice | void>): void {
     this.lent = Math.max(0, this.lent - 1);
     if (!warm) return;
-    if (this.open && !this.kept) this.kept = { vad: warm.vad, ready: Promise.resolve(warm) };
-    else void warm.dispose();
+    const keep = this.open && !this.kept;
+    if (!('then' in warm)) {
+      if (keep) this.kept = { ready: Promise.resolve(warm), disposeNow: () => warm.dispose() };
+      else void warm.dispose();
+      return;
+    }
+    const ready = warm.then(
+      (back) => back ?? null,
+      () => null,
+    );
+    if (keep) this.kept = { ready };
+    else void ready.then((back) => back?.dispose());
   }
 
-  /** The session is over: the kept detector is disposed, at once even if still loading. */
+  /**
+   * The session is over: the kept detector is disposed, at once even if still loading; one
+   * still coming back from its call is disposed when it is back.
+   */
   async release(): Promise<void> {
     this.open = false;
     const kept = this.kept;
     this.kept = null;
-    await kept?.vad.dispose();
+    if (kept?.disposeNow) await kept.disposeNow();
+    else if (kept) void kept.ready.then((back) => back?.dispose());
   }
 }

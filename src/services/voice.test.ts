@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
 import { createVoiceService } from './voice.ts';
 
+/** A promise and its resolve, for a test to decide when something answers. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
 describe('the voice service keeps one voice detector for the calls of a session', () => {
@@ -23,6 +30,35 @@ describe('the voice service keeps one voice detector for the calls of a session'
     expect(b.vads[0]!.paused).toEqual([false, true, false, true, false, true]);
     expect(b.vads[0]!.thresholds).toEqual(Array(3).fill({ positiveSpeechThreshold: 0.9, negativeSpeechThreshold: 0.65 }));
     await voice.releaseDetector();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+  });
+
+  it('a call started while the last one is still stopping waits for its detector instead of loading another', async () => {
+    // On a busy phone the worker answers the stop's pause late, working through the call's last
+    // frames; the next Start call often comes in that moment.
+    const b = fakeBrowser();
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    voice.warmDetector();
+    const first = await voice.startPipeline({});
+    const vad = b.vads[0]!;
+    const answerPause = deferred<void>();
+    const setPaused = vad.setPaused.bind(vad);
+    vad.setPaused = async (p: boolean) => {
+      if (p) await answerPause.promise;
+      return setPaused(p);
+    };
+    const stopped = first.stop();
+    let second: Awaited<ReturnType<typeof voice.startPipeline>> | null = null;
+    const starting = voice.startPipeline({}).then((call) => (second = call));
+    await settle();
+    expect(second).toBeNull();
+    answerPause.resolve();
+    await Promise.all([stopped, starting]);
+    expect(b.made.vadCreated).toBe(1);
+    expect(vad.resets).toBe(2);
+    await second!.stop();
+    await voice.releaseDetector();
+    await settle();
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 

@@ -79,7 +79,13 @@ export function createVoiceService(
       throw error;
     }
     // stop() hands the detector back for the next call; once, however often it is called.
+    // The keeper has it from the moment the stop starts: a call started meanwhile waits for it.
     let stopping: Promise<void> | null = null;
+    const stop = () => {
+      const returning = pipeline.stop({ keepWarm: true });
+      keeper.give(returning);
+      return returning.then(() => undefined);
+    };
     return {
       get sampleRate() {
         return pipeline.sampleRate;
@@ -88,7 +94,7 @@ export function createVoiceService(
       setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
       setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
       setFarEnd: (stream) => pipeline.setFarEnd(stream),
-      stop: () => (stopping ??= pipeline.stop({ keepWarm: true }).then((warm) => keeper.give(warm))),
+      stop: () => (stopping ??= stop()),
     };
   };
   return {

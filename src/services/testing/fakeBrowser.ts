@@ -59,9 +59,11 @@ export function fakeBrowser(
   const deps: VoicePipelineDeps = {
     getUserMedia: vi.fn(async () => {
       if (options.micError) throw new DOMException('no', options.micError);
-      track = Object.assign(new EventTarget(), { enabled: true, stop: () => live.tracks.delete(track) });
-      live.tracks.add(track);
-      return { getTracks: () => [track], getAudioTracks: () => [track] } as unknown as MediaStream;
+      // Its own constant: calls may overlap (one stopping while the next starts).
+      const own: typeof track = Object.assign(new EventTarget(), { enabled: true, stop: () => void live.tracks.delete(own) });
+      track = own;
+      live.tracks.add(own);
+      return { getTracks: () => [own], getAudioTracks: () => [own] } as unknown as MediaStream;
     }),
     createAudioContext: () => {
       made.contexts++;
