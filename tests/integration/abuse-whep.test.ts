@@ -104,14 +104,15 @@ describe('6. WHEP: the offer size limit and unknown sessions', () => {
     await t.post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5whepsize' }));
   }, 60_000);
 
-  it('DELETE of an unknown WHEP session answers 404: one already ended; a session whose token is not its own gets 403', async () => {
+  it('DELETE of a WHEP session already ended answers 200, as SRS does; a session whose token is not its own gets 403', async () => {
     const roomId = await activeRoom('H5whepdelete');
     const answer = await offer(roomId, (await offerSdp()).sdp);
     expect(answer.status, await answer.text()).toBe(201);
     const location = new URL(answer.headers.get('location') ?? '', t.standin.url).href;
     expect((await fetch(location, { method: 'DELETE' })).status).toBe(200);
     const again = await fetch(location, { method: 'DELETE' });
-    expect(again.status, await again.text()).toBe(404);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(`already closed: ${new URL(location).searchParams.get('session')}`);
     const forged = new URL(location);
     forged.searchParams.set('session', 'no-such-session');
     expect((await fetch(forged, { method: 'DELETE' })).status).toBe(403);

@@ -128,7 +128,9 @@ describe('WHEP as SRS answers it', () => {
     expect(deleted.status).toBe(200);
     expect(media.peerCount()).toBe(3);
     expect(listEvents().some((e) => e.channel === 'whep' && (e.body as { method?: string }).method === 'DELETE')).toBe(true);
-    expect((await fetch(base + location, { method: 'DELETE' })).status).toBe(404);
+    // A second DELETE frees nothing more and is 200, as in SRS.
+    expect((await fetch(base + location, { method: 'DELETE' })).status).toBe(200);
+    expect(media.peerCount()).toBe(3);
     expect((await offerTo(offer)).status).toBe(201);
     expect((await offerTo(offer)).status).toBe(503);
     for (const r of answers) if (r.status === 201) await fetch(base + r.headers.get('location')!, { method: 'DELETE' });

@@ -136,7 +136,7 @@ describe('WHEP', () => {
     expect(res.headers.get('location')).toMatch(new RegExp(`^/rtc/v1/whep/\\?action=delete&token=[0-9a-f]{16}&app=live&stream=${roomId}&session=peer-1$`));
   });
 
-  it('closes the peer at once on DELETE of the Location and records it as a whep event; a second DELETE is 404', async () => {
+  it('closes the peer at once on DELETE of the Location and records it as a whep event; a second DELETE, or one after stop_live, is 200 as in SRS', async () => {
     const roomId = await startRoom(t.base);
     const media = t.medias.get(roomId)!;
     const location = (await whep(roomId)).headers.get('location')!;
@@ -148,11 +148,17 @@ describe('WHEP', () => {
     const deletes = listEvents().filter((e) => e.channel === 'whep' && (e.body as { method?: string }).method === 'DELETE');
     expect(deletes.at(-1)?.body).toEqual({ roomId, peerId: 'peer-1', method: 'DELETE' });
     const again = await fetch(t.base + location, { method: 'DELETE' });
-    expect(again.status).toBe(404);
-    expect(await again.text()).toBe('no such session: peer-1');
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe('already closed: peer-1');
+    // The room stopped before the hang-up reached it: still 200.
+    const second = (await whep(roomId)).headers.get('location')!;
+    await t.standin.rooms.stop(roomId, 'stop_live');
+    const late = await fetch(t.base + second, { method: 'DELETE' });
+    expect(late.status).toBe(200);
+    expect(await late.text()).toBe('already closed: peer-2');
   });
 
-  it('answers DELETE of an unknown session 404, and one without its token or with a wrong token 400/403', async () => {
+  it('answers DELETE of a forged session 403, and one without its token or with a wrong token 400/403', async () => {
     const roomId = await startRoom(t.base);
     const location = (await whep(roomId)).headers.get('location')!;
     const forged = location.replace(/session=[^&]+/, 'session=peer-99');

@@ -190,9 +190,11 @@ export function srsRoutes(deps: SrsDeps): Route[] {
         recordEvent('whep', 'in', { roomId: url.searchParams.get('stream'), peerId: session, method: 'DELETE' });
         if (!session || !token) return text(400, 'session and token required: DELETE the Location of the 201 answer');
         if (!tokenMatches(session, token)) return text(403, `token does not match session ${session}`);
-        const room = whepRoom(url, rooms);
-        if (!('media' in room)) return room;
-        return room.media.closePeer(session) ? text(200, 'closed') : text(404, `no such session: ${session}`);
+        // As SRS 5 does, a session already gone (its room stopped first, or a second DELETE)
+        // is 200: the token proves the client was given it, and a hang-up racing stop_live is
+        // the client doing its part. Neither app nor stream is looked at, as in SRS.
+        const room = rooms.get(url.searchParams.get('stream') ?? '');
+        return room?.media.closePeer(session) ? text(200, 'closed') : text(200, `already closed: ${session}`);
       },
     },
   ];
