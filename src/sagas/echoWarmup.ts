@@ -8,7 +8,7 @@
  * nearest store" arrived as "Solar."). LiveKit's agents meet the same: they keep the greeting
  * from being interrupted while the canceller calibrates; this product must let the visitor
  * interrupt, so the avatar's voice is lowered instead. At WARMUP_VOLUME its echo is too
- * weak to be suppressed over the visitor, yet loud enough for the canceller to learn from;
+ * weak to be suppressed over the visitor, while the canceller already hears it play;
  * once the avatar has spoken AEC_WARMUP_MS with the microphone open, its voice comes back
  * in RAMP_STEPS over RAMP_MS. Measured by bench/first-words.mjs (docs/decisions.md).
  */
@@ -18,8 +18,12 @@ import type { VoiceService } from '../services/voice.ts';
 
 /** The avatar's speech, heard with the microphone open, after which the canceller has settled. */
 export const AEC_WARMUP_MS = 3000;
-/** The avatar's volume during the warm-up (about −30 dB). */
-export const WARMUP_VOLUME = 0.03;
+/**
+ * The avatar's volume during the warm-up (about −46 dB). At 0.03 (−30 dB) a question spoken
+ * over the greeting through a real echo path still lost its quiet consonants to the
+ * canceller's suppression in half the runs ("the nearest store" as "the law"): bench/first-words.mjs.
+ */
+export const WARMUP_VOLUME = 0.005;
 const RAMP_MS = 600;
 const RAMP_STEPS = 6;
 
