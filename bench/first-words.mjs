@@ -24,6 +24,7 @@
  *
  *   node bench/first-words.mjs           FIRST_WORDS_RUNS=20 by default; BENCH_SKIP_BUILD=1 reuses the builds
  *   node bench/first-words.mjs --quick   2 runs a cell: checks the wiring
+ *   FIRST_WORDS_ONLY="echo path:over the greeting" node bench/first-words.mjs   that cell alone
  * Writes bench/results/first-words.json; exit 1 on a missed goal, 2 when it could not measure.
  */
 // Functions passed to page.evaluate run in the browser.
@@ -50,8 +51,10 @@ const APP_DIR = join(ROOT, '.cache', 'bench-dist-first-words');
 /** The app before the echo canceller's warm-up (sagas/echoWarmup.ts). */
 const REFERENCE_REF = process.env.FIRST_WORDS_REFERENCE_REF ?? '940f9f3';
 const REFERENCE_DIR = join(ROOT, '.cache', 'bench-dist-first-words-before');
-const WAYS = ['null sink', 'echo path'];
-const MOMENTS = ['over the greeting', 'silent avatar'];
+/** FIRST_WORDS_ONLY="echo path:over the greeting" measures that cell alone (its row is written; the others are not). */
+const ONLY = process.env.FIRST_WORDS_ONLY?.split(':') ?? null;
+const WAYS = ['null sink', 'echo path'].filter((w) => !ONLY || w === ONLY[0]);
+const MOMENTS = ['over the greeting', 'silent avatar'].filter((m) => !ONLY || m === ONLY[1]);
 const BUILDS = [
   { name: 'app', dir: APP_DIR },
   { name: 'before', dir: REFERENCE_DIR },
@@ -144,7 +147,7 @@ async function call(browser, base, server, { way, moment }) {
 }
 
 await runBench('first-words', { what: "a question in a call's first seconds, over the greeting and with the avatar silent", chromium: CHROMIUM_PATH }, async (report) => {
-  report.settings = { runs: RUNS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, reference: REFERENCE_REF };
+  report.settings = { runs: RUNS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, reference: REFERENCE_REF, only: ONLY?.join(':') ?? 'every cell' };
   if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(APP_DIR, 'index.html'))) buildApp(APP_DIR);
   buildAppAt(REFERENCE_REF, REFERENCE_DIR, 'first-words');
   const rows = [];
