@@ -192,7 +192,7 @@ export function srsRoutes(deps: SrsDeps): Route[] {
         if (!tokenMatches(session, token)) return text(403, `token does not match session ${session}`);
         // As SRS 5 does, a session already gone (its room stopped first, or a second DELETE)
         // is 200: the token proves the client was given it, and a hang-up racing stop_live is
-        // the client doing its part. Neither app nor stream is looked at, as in SRS.
+        // the client doing its part. The stream only finds the peer; app is not checked, as in SRS.
         const room = rooms.get(url.searchParams.get('stream') ?? '');
         return room?.media.closePeer(session) ? text(200, 'closed') : text(200, `already closed: ${session}`);
       },
