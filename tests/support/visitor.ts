@@ -234,6 +234,11 @@ export async function visitSession(base: string, opts: VisitorOptions = {}): Pro
       const voiced = (): boolean => speech.filter((t) => t >= asked).length >= SPEECH_PACKETS;
       while (!voiced() && performance.now() - textAt < Math.min(SPEECH_AFTER_TEXT_MS, left())) await new Promise((r) => setTimeout(r, 20));
       if (!voiced()) throw new Error(`the answer "${String(first.text).slice(0, 60)}" came without the avatar's voice (${speech.filter((t) => t >= asked).length} audio packets of speech)`);
+      // And the voice is the first sentence's: its text goes out as its voice starts, the next
+      // sentence's only once it has played, seconds later. A later text already here means the
+      // first went out silently (its synthesis refused) and the voice heard is a later sentence's.
+      const later = signaling.frames.slice(from).filter((f: Frame) => f.msg_type === 'tts' && f.msg_id === first.msg_id && typeof f.text === 'string' && f !== first);
+      if (later.length > 0) throw new Error(`the answer's first sentence "${String(first.text).slice(0, 60)}" went out without the avatar's voice; the voice came with "${String(later[0]!.text).slice(0, 60)}"`);
       return { answerMs, spokenMs: Math.round(speech.find((t) => t >= asked)! - asked), text: first.text as string };
     });
     await opts.hold?.();
