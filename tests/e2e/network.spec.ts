@@ -68,8 +68,27 @@ test.afterEach(async () => {
   await context.close();
 });
 
+/** Runs in the page: when Start chat was tapped and when the avatar's video first played, by the page's own clock. */
+function markStartAndPlay(): void {
+  const marks: { tapped?: number; playing?: number } = {};
+  (window as unknown as { __startMarks: typeof marks }).__startMarks = marks;
+  document.addEventListener('click', () => (marks.tapped ??= performance.now()), true);
+  document.addEventListener('playing', (e) => e.target instanceof HTMLVideoElement && (marks.playing ??= performance.now()), true);
+}
+
+/**
+ * From the tap to the avatar's video playing, as the page lived it: not the test's own later
+ * look, which a loaded machine delays by seconds (15.8 s once, for a session the page had live in time).
+ */
+async function tapToPlayingMs(page: Page): Promise<number> {
+  const marks = await page.evaluate(() => (window as unknown as { __startMarks: { tapped?: number; playing?: number } }).__startMarks);
+  if (marks.tapped === undefined || marks.playing === undefined) throw new Error(`the page saw no tap or no playing video: ${JSON.stringify(marks)}`);
+  return Math.round(marks.playing - marks.tapped);
+}
+
 async function openPage(): Promise<Page> {
   const page = await context.newPage();
+  await page.addInitScript(markStartAndPlay);
   if (process.env.NETWORK_CONSOLE) page.on('console', (m) => console.log(`[page ${((Date.now() / 1000) % 1000).toFixed(1)}] ${m.text().slice(0, 200)}`));
   await installCounters(page);
   await page.goto('/25d/demo?relay=1&showBitrate=1');
@@ -133,10 +152,11 @@ test('150 ms RTT, 30 ms jitter and 3 % loss: live within the 15 s rule, the avat
   test.setTimeout(120_000);
   link.impair({ delayMs: 75, jitterMs: 30, lossPct: 3 });
   const page = await openPage();
-  const tapped = Date.now();
   await startButton(page).click();
   await expectLive(page);
-  expect(Date.now() - tapped, 'live within the start rule').toBeLessThan(START_LIMIT_MS);
+  const playingAfter = await tapToPlayingMs(page);
+  console.log(`impaired link: the avatar played ${playingAfter} ms after the tap`);
+  expect(playingAfter, 'live within the start rule').toBeLessThan(START_LIMIT_MS);
   await expect.poll(() => videoAdvances(page)).toBe(true);
 
   const shown = await samples(page, 4);
