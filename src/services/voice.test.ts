@@ -88,3 +88,30 @@ describe('the voice service keeps one voice detector for the calls of a session'
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 });
+
+describe("the echo gate hears the avatar at the volume the page plays it", () => {
+  it('a call started while the avatar is lowered, and a call running when it comes back up, tell their gate', async () => {
+    const b = fakeBrowser();
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    const volumes = (i: number) => b.worklets[i]!.control.filter((m) => m.type === 'farVolume').map((m) => (m as { volume: number }).volume);
+    // The echo canceller's warm-up lowers the avatar from the Start call tap, before the call's
+    // pipeline exists: the gate must not compare the visitor with the avatar at full level.
+    voice.setAvatarVolume(0.005);
+    const call = await voice.startPipeline({});
+    await settle();
+    expect(volumes(0)).toEqual([0.005]);
+    voice.setAvatarVolume(0.2);
+    voice.setAvatarVolume(7);
+    await settle();
+    expect(volumes(0)).toEqual([0.005, 0.2, 1]);
+    await call.stop();
+    // A call that is over hears nothing more; the next one starts at the volume as it is.
+    voice.setAvatarVolume(0.5);
+    const hold = await voice.startPipeline({ detectVoice: false });
+    await settle();
+    expect(volumes(0)).toEqual([0.005, 0.2, 1]);
+    expect(volumes(1)).toEqual([0.5]);
+    await hold.stop();
+    await voice.releaseDetector();
+  });
+});

@@ -67,9 +67,35 @@ export function createVoiceService(
   deps: VoicePipelineDeps = browserVoiceDeps,
 ): VoiceService {
   const keeper = new DetectorKeeper(() => deps.createVad({}));
+  /** The avatar's voice as the page plays it (setAvatarVolume); every running call's echo gate follows it. */
+  let avatarVolume = 1;
+  const running = new Set<VoicePipeline>();
+  /** A started pipeline as a call sees it: `stop` runs once, and the gate hears the avatar's volume until then. */
+  const callOf = (pipeline: VoicePipeline, stop: () => Promise<void>): CallPipeline => {
+    pipeline.setFarEndVolume(avatarVolume);
+    running.add(pipeline);
+    let stopping: Promise<void> | null = null;
+    return {
+      get sampleRate() {
+        return pipeline.sampleRate;
+      },
+      mute: (muted) => pipeline.mute(muted),
+      setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
+      setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
+      setFarEndVolume: (volume) => pipeline.setFarEndVolume(volume),
+      setFarEnd: (stream) => pipeline.setFarEnd(stream),
+      stop: () => {
+        running.delete(pipeline);
+        return (stopping ??= stop());
+      },
+    };
+  };
   const startPipeline = async (options: VoicePipelineOptions): Promise<CallPipeline> => {
     // Nothing is taken for a start that will not happen (it throws at once, still in the gesture).
-    if (options.detectVoice === false || options.warm || options.signal?.aborted) return startVoicePipeline(options, deps);
+    if (options.detectVoice === false || options.warm || options.signal?.aborted) {
+      const pipeline = await startVoicePipeline(options, deps);
+      return callOf(pipeline, () => pipeline.stop());
+    }
     let pipeline: VoicePipeline;
     try {
       const warm = keeper.take();
@@ -80,22 +106,11 @@ export function createVoiceService(
     }
     // stop() hands the detector back for the next call; once, however often it is called.
     // The keeper has it from the moment the stop starts: a call started meanwhile waits for it.
-    let stopping: Promise<void> | null = null;
-    const stop = () => {
+    return callOf(pipeline, () => {
       const returning = pipeline.stop({ keepWarm: true });
       keeper.give(returning);
       return returning.then(() => undefined);
-    };
-    return {
-      get sampleRate() {
-        return pipeline.sampleRate;
-      },
-      mute: (muted) => pipeline.mute(muted),
-      setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
-      setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),
-      setFarEnd: (stream) => pipeline.setFarEnd(stream),
-      stop: () => (stopping ??= stop()),
-    };
+    });
   };
   return {
     // An async function runs synchronously up to its first await, and so does
@@ -109,7 +124,12 @@ export function createVoiceService(
       avatarAudioElement().muted = held;
     },
     setAvatarVolume: (volume) => {
-      avatarAudioElement().volume = Math.min(1, Math.max(0, volume));
+      const audio = avatarAudioElement();
+      audio.volume = Math.min(1, Math.max(0, volume));
+      // As played: iOS keeps a media element's volume at 1 whatever is set, and there the
+      // gate compares with the avatar at its full level.
+      avatarVolume = audio.volume;
+      for (const pipeline of running) pipeline.setFarEndVolume(avatarVolume);
     },
     resumeAvatarVoice: () => {
       const audio = avatarAudioElement();

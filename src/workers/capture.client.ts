@@ -48,6 +48,8 @@ export interface Capture {
   replaceStream(stream: MediaStream): void;
   /** Whether the avatar's voice can reach the microphone (false while the page holds it). */
   setFarEndAudible(audible: boolean): void;
+  /** The avatar's voice plays at `volume` (0 to 1) of its received level: the gate scales it so. */
+  setFarEndVolume(volume: number): void;
   /**
    * The avatar's audio now comes from `stream` (a media reconnect replaced it): the echo
    * gate compares the microphone with it from here on. Returns whether the gate has an
@@ -110,6 +112,9 @@ export function startCapture(options: CaptureOptions): Capture {
     },
     setFarEndAudible(audible) {
       if (!stopped) control({ type: 'farEnd', audible });
+    },
+    setFarEndVolume(volume) {
+      if (!stopped) control({ type: 'farVolume', volume });
     },
     setFarEnd(stream) {
       return stopped ? false : connectFarEnd(stream);

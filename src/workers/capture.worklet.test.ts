@@ -126,6 +126,37 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it('the echo gate silences a microphone far below the avatar, but not when the avatar plays that much quieter', async () => {
+    const t = setup({ echoGateDb: -18 });
+    t.connect();
+    await settle();
+    // The microphone 25 dB below the avatar's received audio: its echo, at full volume.
+    const near = 0.25 * 10 ** (-25 / 20);
+    const quanta = (n: number) => {
+      for (let i = 0; i < n; i++) t.processor.process([[new Float32Array(128).fill(near)], [new Float32Array(128).fill(0.25)]]);
+    };
+    const silent = (frame: Float32Array | undefined) => !!frame && frame.every((x) => x === 0);
+    quanta(37);
+    await settle();
+    expect(t.frames).toHaveLength(1);
+    expect(silent(t.frames[0])).toBe(true);
+    // A volume out of range changes nothing.
+    t.node.postMessage({ type: 'farVolume', volume: 2 });
+    await settle();
+    quanta(36);
+    await settle();
+    expect(silent(t.frames[1])).toBe(true);
+    // The echo canceller's warm-up plays the avatar at 0.005 (−46 dB): its echo is that much
+    // quieter, and the microphone's 25 dB below the received audio is the visitor, once the
+    // echo of what played loud before (the gate's last two frames) is past.
+    t.node.postMessage({ type: 'farVolume', volume: 0.005 });
+    await settle();
+    quanta(3 * 36);
+    await settle();
+    expect(t.frames.slice(2).map(silent)).toEqual([true, true, false]);
+    t.close();
+  });
+
   it('ends on stop (process returns false) and reports bad control messages', async () => {
     const t = setup({ frameSamples: -3 });
     t.node.postMessage({ type: 'ports', vad: 1, asr: 2 });

@@ -60,6 +60,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private gatedFrames = 0;
   /** False while the page holds the avatar's voice: nothing of it reaches the microphone. */
   private farAudible = true;
+  /** The avatar's playback volume against its received audio (the warm-up lowers it). */
+  private farVolume = 1;
   /** Frames the gate stays open after one that carried more than the echo (the visitor talking). */
   private hangover = 0;
   /** The avatar's level in the two frames before this one: its echo arrives late. */
@@ -100,7 +102,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private echoOnly(): boolean {
     if (this.gateRatio === null || this.energySamples === 0) return false;
     const near = Math.sqrt(this.nearEnergy / this.energySamples);
-    const farNow = Math.sqrt(this.farEnergy / this.energySamples);
+    // The avatar as the page plays it: its echo is as much quieter as its voice is lowered.
+    const farNow = Math.sqrt(this.farEnergy / this.energySamples) * this.farVolume;
     this.nearEnergy = 0;
     this.farEnergy = 0;
     this.energySamples = 0;
@@ -166,6 +169,11 @@ class CaptureProcessor extends AudioWorkletProcessor {
       case 'farEnd':
         this.farAudible = (message as Extract<WorkletControl, { type: 'farEnd' }>).audible !== false;
         return;
+      case 'farVolume': {
+        const { volume } = message as Extract<WorkletControl, { type: 'farVolume' }>;
+        if (typeof volume === 'number' && volume >= 0 && volume <= 1) this.farVolume = volume;
+        return;
+      }
       case 'stop':
         this.stopped = true;
         this.vadPort?.close();

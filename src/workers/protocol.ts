@@ -47,6 +47,11 @@ export type WorkletControl =
   | { type: 'resume' }
   /** The avatar's voice is held in the page (muted): no echo to gate until it is heard again. */
   | { type: 'farEnd'; audible: boolean }
+  /**
+   * The avatar's voice plays at `volume` (0 to 1) of its received level (the echo canceller's
+   * warm-up lowers it): its echo is that much quieter, and the gate compares with it so.
+   */
+  | { type: 'farVolume'; volume: number }
   | { type: 'stop' };
 
 /** Worklet → main over node.port. */

@@ -131,7 +131,8 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
       gain.gain.value = level;
       delay.connect(gain).connect(destination);
       // The loudspeaker is the avatar's <audio> element: what it plays is what echoes, so a
-      // media reconnect's new stream echoes as the old one did. Muted or paused, it makes no echo.
+      // media reconnect's new stream echoes as the old one did, a lowered volume (the echo
+      // canceller's warm-up) echoes that much quieter, and muted or paused it makes no echo.
       let playing: MediaStream | null = null;
       let feed: MediaStreamAudioSourceNode | null = null;
       const follow = (stream: unknown) => {
@@ -149,7 +150,7 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
       const speaker = setInterval(() => {
         if (context.state === 'closed') return clearInterval(speaker);
         follow(element.srcObject);
-        gain.gain.setTargetAtTime(element.muted || element.paused ? 0 : level, context.currentTime, 0.005);
+        gain.gain.setTargetAtTime(element.muted || element.paused ? 0 : level * element.volume, context.currentTime, 0.005);
       }, 10);
     } else if (play.echo) {
       throw new DOMException('the test microphone has no avatar audio to echo', 'NotFoundError');

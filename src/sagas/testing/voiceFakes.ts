@@ -28,6 +28,7 @@ export class FakePipeline implements VoicePipeline {
     return Promise.resolve();
   });
   readonly setFarEndAudible = vi.fn<(audible: boolean) => void>();
+  readonly setFarEndVolume = vi.fn<(volume: number) => void>();
   /** Like the real one: the gate has the avatar's audio when it is given a stream. */
   readonly setFarEnd = vi.fn((stream: MediaStream | null) => stream !== null);
   readonly stop = vi.fn(() => {

@@ -85,6 +85,8 @@ export interface VoicePipeline {
   setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;
   /** The page holds the avatar's voice (false) or plays it (true): the echo gate follows. */
   setFarEndAudible(audible: boolean): void;
+  /** The avatar's voice plays at `volume` (0 to 1) of its received level: the echo gate follows. */
+  setFarEndVolume(volume: number): void;
   /**
    * The avatar's stream changed (a media reconnect): the echo gate compares with the new
    * one. Returns whether the gate now has the avatar's audio (false without a gate).

@@ -139,6 +139,9 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
     setFarEndAudible: (audible) => {
       if (!stopped) capture.setFarEndAudible(audible);
     },
+    setFarEndVolume: (volume) => {
+      if (!stopped) capture.setFarEndVolume(volume);
+    },
     setFarEnd: (stream) => !stopped && capture.setFarEnd(stream),
     stop: stop as VoicePipeline['stop'],
   };
