@@ -153,8 +153,9 @@ describe('WHEP playback in headless Chromium', () => {
     expect(pipeline.peerCount()).toBe(1);
 
     // Frames can be decoded a task before the page hears of the connected state (a loaded
-    // machine): wait for both, and fail on either.
-    const first = await waitFor(() => readStats(page), (s) => s.framesDecoded > 0 && s.state === 'connected', 10_000);
+    // machine), and a report can count a decoded frame before it gives the frame's size
+    // (once: framesDecoded above 0, frameWidth absent): wait for all three, and fail on any.
+    const first = await waitFor(() => readStats(page), (s) => s.framesDecoded > 0 && s.frameWidth > 0 && s.state === 'connected', 10_000);
     expect(first.state).toBe('connected');
     expect(first.framesDecoded).toBeGreaterThan(0);
     expect(first.frameWidth).toBe(540);
