@@ -71,10 +71,10 @@ function echoPath(server) {
   return line.split('\t')[0];
 }
 
-/** The microphone's level (dBFS RMS) over `ms`, read from the capture source with parec: proof that the echo reaches it. */
-function micLevelDb(server, ms) {
+/** A PulseAudio source's level (dBFS RMS) over `ms`, read with parec; null when nothing was read. */
+function levelDb(server, device, ms) {
   return new Promise((resolve, reject) => {
-    const child = spawn('parec', ['--device=micsrc', '--format=s16le', '--channels=1', '--rate=16000', '--raw'], {
+    const child = spawn('parec', [`--device=${device}`, '--format=s16le', '--channels=1', '--rate=16000', '--raw'], {
       env: { ...process.env, PULSE_SERVER: server },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -100,6 +100,20 @@ function paplay(server, file) {
   });
 }
 
+/** The avatar's playout must be speech, not silence, quieter than this means it did not play. */
+const PLAYOUT_MIN_DB = -50;
+/** How far the coupling measured (microphone minus playout) may be from the one set. */
+const COUPLING_TOLERANCE_DB = 3;
+
+/** true when the row's echo reached the microphone at the coupling set, else why not. */
+function echoArrived(row) {
+  if (row.playoutDb === null || row.playoutDb < PLAYOUT_MIN_DB) return `the avatar's playout read ${row.playoutDb} dBFS: it did not play`;
+  if (row.couplingMeasuredDb === null || Math.abs(row.couplingMeasuredDb - row.gainDb) > COUPLING_TOLERANCE_DB) {
+    return `the echo reached the microphone at ${row.echoAtMicDb} dBFS, ${row.couplingMeasuredDb} dB from the playout where ${row.gainDb} dB was set`;
+  }
+  return true;
+}
+
 async function call(browser, base, server, { setting, question }) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
   try {
@@ -122,10 +136,13 @@ async function call(browser, base, server, { setting, question }) {
     if (said.status() !== 200) throw new Error(`say: ${said.status()} ${await said.text()}`);
     let questionAt = null;
     let echoDb = null;
+    let playoutDb = null;
     if (!question) {
       // Well into the reply (it is synthesized before it plays): the echo's level at the microphone.
       await page.waitForTimeout(8000);
-      echoDb = await micLevelDb(server, 5000);
+      // The avatar's playout and the microphone over the same 5 s: the echo's level, and the
+      // coupling it actually went through (microphone minus playout).
+      [echoDb, playoutDb] = await Promise.all([levelDb(server, 'micsrc', 5000), levelDb(server, `${SINK}.monitor`, 5000)]);
     } else {
       await page.waitForTimeout(QUESTION_AT_S * 1000);
       questionAt = (await page.evaluate(() => Date.now())) + onsetMs(QUESTION_FILE);
@@ -140,6 +157,7 @@ async function call(browser, base, server, { setting, question }) {
       messages: during.filter((s) => s.frame.type === 'message_text' && s.frame.source === 'nlpmsg'),
       questionAt,
       echoDb,
+      playoutDb,
     };
   } finally {
     await context.close();
@@ -170,6 +188,8 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
             gainDb,
             setting,
             echoAtMicDb: quiet.echoDb,
+            playoutDb: quiet.playoutDb,
+            couplingMeasuredDb: quiet.echoDb === null || quiet.playoutDb === null ? null : Number((quiet.echoDb - quiet.playoutDb).toFixed(1)),
             falseBargeIns: quiet.breaks.length + quiet.messages.length,
             falseTexts: quiet.messages.map((m) => m.frame.text),
             breakBeforeQuestion: spoken.breaks.filter((b) => b.t < spoken.questionAt - 200).length,
@@ -178,7 +198,11 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
             wordAccuracy: message ? Number(wordAccuracy(QUESTION, message.frame.text).toFixed(2)) : 0,
           };
           rows.push(row);
-          console.log(`  ${gainDb} dB ${setting}: echo at the microphone ${row.echoAtMicDb} dBFS, false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
+          // A row whose echo did not arrive as set measures nothing about echo: the run cannot
+          // measure (exit 2) rather than report it (an echo path silent at 0 dB once read −120 dBFS).
+          const arrived = echoArrived(row);
+          if (arrived !== true) report.error(`${gainDb} dB ${setting}: ${arrived}`);
+          console.log(`  ${gainDb} dB ${setting}: avatar played at ${row.playoutDb} dBFS, echo at the microphone ${row.echoAtMicDb} dBFS (coupling ${row.couplingMeasuredDb} dB), false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
         }
       }
     } finally {
@@ -206,7 +230,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
   });
   report.table(
     'Capture constraints on a real echo path (PulseAudio loopback, 80 ms): false barge-ins over a 25 s reply, and a question spoken 6 s into it',
-    ['coupling', 'setting', 'echo at the microphone', 'false barge-ins', 'break after onset', 'sent', 'word accuracy'],
-    rows.map((r) => [`${r.gainDb} dB`, r.setting, `${r.echoAtMicDb} dBFS`, String(r.falseBargeIns), r.breakLatencyMs === null ? 'none' : `${Math.round(r.breakLatencyMs)} ms`, r.sent ?? '(nothing)', r.wordAccuracy.toFixed(2)]),
+    ['coupling', 'setting', 'echo at the microphone (coupling measured)', 'false barge-ins', 'break after onset', 'sent', 'word accuracy'],
+    rows.map((r) => [`${r.gainDb} dB`, r.setting, `${r.echoAtMicDb} dBFS (${r.couplingMeasuredDb} dB)`, String(r.falseBargeIns), r.breakLatencyMs === null ? 'none' : `${Math.round(r.breakLatencyMs)} ms`, r.sent ?? '(nothing)', r.wordAccuracy.toFixed(2)]),
   );
 });
