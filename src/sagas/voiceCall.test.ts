@@ -435,6 +435,42 @@ describe('call mode: sentences', () => {
       ['me:v-2', 'what are your opening hours'],
     ]);
   });
+  it("a question still being recognized when the next begins: the avatar's reply to it, begun while the visitor speaks the next, is interrupted before the next goes up", async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    pipeline.speechStart();
+    pipeline.speechEnd();
+    pipeline.speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(2);
+    voice().recognizer().final('where is the nearest store');
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1' });
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    pipeline.speechEnd();
+    voice().recognizer().final('what are your opening hours');
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-2' });
+    const order = h.sent().map((f) => (f.type === 'break' ? 'break' : `${String(f.source)} ${String(f.text)}`));
+    expect(order.filter((f) => f === 'break' || f.startsWith('nlpmsg'))).toEqual([
+      'break',
+      'break',
+      'nlpmsg where is the nearest store',
+      'break',
+      'nlpmsg what are your opening hours',
+    ]);
+    expect(h.state().chat.messages.find((m) => m.key === 'ai:r-1')).toMatchObject({ status: 'interrupted' });
+    expect(voice().service.holdAvatarVoice).toHaveBeenLastCalledWith(true);
+  });
+
+  it('a sentence sent while no reply is under way sends no second break', async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_end', msg_id: 'r-1' });
+    voice().pipeline().speechStart();
+    voice().pipeline().speechEnd();
+    voice().recognizer().final('what are your opening hours');
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+  });
 });
 
 describe('call mode: controls', () => {

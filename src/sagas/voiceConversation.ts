@@ -5,7 +5,9 @@
  * that waits for whatever comes next; voiceConversationSteps.ts has a named step for each
  * thing that can, and voiceOutputs.ts carries out what the sentences decide.
  *
- * - A sentence starting interrupts the avatar (break).
+ * - A sentence starting interrupts the avatar (break); so does a sentence going up while
+ *   a reply is under way that began after it started (the reply to the sentence before,
+ *   whose words the recognizer finished while the visitor was already saying this one).
  * - Mute pauses the VAD and stops feeding the recognizer.
  * - A language change restarts the recognizer with the new locale and a 500 ms
  *   segmentation silence (1000 ms at call start), docs/requirements.md R108.

@@ -11,7 +11,7 @@ import { sendRequested } from '../features/signaling/signalingActions.ts';
 import { selectRecentAvatarTexts } from '../features/chat/selectors.ts';
 import { isEchoOf, wordsOf } from '../features/voice/echo.ts';
 import { joinPhrases, type DiscardReason, type SentenceOutput } from '../features/voice/sentences.ts';
-import { partialRecognized, selectAvatarActivity, sentenceRecognized } from '../features/voice/voiceSlice.ts';
+import { partialRecognized, selectAvatarActivity, selectReplyUnderWay, sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import type { CallPipeline } from '../services/voice.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
@@ -70,18 +70,26 @@ export interface Actions {
   hold(): void;
 }
 
+/** Interrupts the avatar: its voice is held in the page at once (its echo would garble the visitor's words), and a break goes up. */
+function* interrupt(voice: Actions) {
+  if ((yield* select(selectAvatarActivity)) === 'speaking') voice.hold();
+  yield* put(sendRequested({ type: 'break' }));
+}
+
 export function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
   for (const output of outputs) {
     switch (output.type) {
       case 'interrupt':
-        // The visitor stops hearing the avatar at once: its echo would garble their words.
-        if ((yield* select(selectAvatarActivity)) === 'speaking') voice.hold();
-        yield* put(sendRequested({ type: 'break' }));
+        yield* call(interrupt, voice);
         break;
       case 'partial':
         yield* put(partialRecognized({ msgId: output.msgId, text: output.text, mode: 'call' }));
         break;
       case 'complete':
+        // Sending interrupts first, as typing does. The break at this sentence's start came
+        // too early for a reply that began after it: one to the sentence before, whose words
+        // the recognizer finished only while the visitor was already saying this one.
+        if (yield* select(selectReplyUnderWay)) yield* call(interrupt, voice);
         yield* put(sentenceRecognized({ msgId: output.msgId, text: joinPhrases(output.phrases, lang) }));
         break;
       case 'discarded': {

@@ -184,6 +184,8 @@ export const voiceSlice = createSlice({
     selectMuted: (state) => state.muted,
     selectHearing: (state) => state.hearing,
     selectAvatarActivity: (state) => state.avatar,
+    /** The avatar has begun a reply (nlp_ready or nlp_running) that has neither ended nor been interrupted. */
+    selectReplyUnderWay: (state) => state.replyId !== null,
     selectHypothesis: (state) => state.hypothesis,
     selectMicDenied: (state) => state.micDenied,
     selectVoiceStatus: (state): VoiceStatus => {
@@ -226,6 +228,7 @@ export const {
   selectMuted,
   selectHearing,
   selectAvatarActivity,
+  selectReplyUnderWay,
   selectHypothesis,
   selectMicDenied,
   selectVoiceStatus,
