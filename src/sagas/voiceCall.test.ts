@@ -473,6 +473,94 @@ describe('call mode: sentences', () => {
   });
 });
 
+// On a loaded phone the voice detector's model took 17 to 26 s to load; a call that waited
+// for it heard a question spoken over the greeting only as a backlog, cut or garbled.
+describe('call mode: before voice detection is ready', () => {
+  beforeEach(() => {
+    voice().plan.detector = 'late';
+  });
+
+  it("the call starts at once and the recognizer marks the sentences: the first words interrupt, the final phrase goes up as the visitor's message", async () => {
+    await startCall();
+    expect(h.state().voice.call).toBe('active');
+    const recognizer = voice().recognizer();
+    recognizer.partial('where is');
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'where is', end_point: false })]);
+    recognizer.final('where is the nearest store');
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1' });
+    expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text: 'where is the nearest store', data: { msg_id: 'v-1', lang: 'en' } })]);
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(h.state().voice.hearing).toBe(false);
+  });
+
+  it("over the avatar's voice: words start nothing until the final phrase; one repeating the avatar is dropped as its echo, the visitor's own interrupt it and go up", async () => {
+    await startCall();
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Our nearest store is the flagship store at one Harbour Road.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    const recognizer = voice().recognizer();
+    recognizer.partial('the flagship');
+    recognizer.final('the flagship store at one harbour road');
+    await h.flush();
+    expect(h.sentOf('break')).toEqual([]);
+    expect(h.sentOf('message_text')).toEqual([]);
+    recognizer.partial('what are');
+    await h.flush();
+    expect(h.sentOf('break')).toEqual([]);
+    recognizer.final('what are your opening hours');
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(voice().service.holdAvatarVoice).toHaveBeenLastCalledWith(true);
+    expect(h.state().chat.messages.find((m) => m.key === 'ai:r-1')).toMatchObject({ status: 'interrupted' });
+    expect(h.state().chat.messages.filter((m) => m.fromMe).map((m) => m.msgArr[0]?.content)).toEqual(['what are your opening hours']);
+  });
+
+  it('once the detector joins, it marks the sentences; one the recognizer had opened is still ended by its final phrase', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    const recognizer = voice().recognizer();
+    recognizer.partial('where is');
+    await h.flush();
+    pipeline.detectorJoins();
+    await h.flush();
+    // The detector hears the rest of the same sentence: no second interrupt.
+    pipeline.speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    recognizer.final('where is the nearest store');
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1' });
+    expect(h.sentOf('message_text', 'nlpmsg').map((f) => f.text)).toEqual(['where is the nearest store']);
+    pipeline.speechEnd();
+    await h.flush();
+    // From here only voice detection starts a sentence: words alone do not.
+    recognizer.partial('hmm');
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    pipeline.speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(2);
+    recognizer.final('what are your opening hours');
+    pipeline.speechEnd();
+    await h.flush();
+    const second = h.sentOf('message_text', 'asrcallback').at(-1)!;
+    expect(second.text).toBe('what are your opening hours');
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: (second.data as { msg_id: string }).msg_id });
+    expect(h.sentOf('message_text', 'nlpmsg').map((f) => f.text)).toEqual(['where is the nearest store', 'what are your opening hours']);
+  });
+
+  it('a detector that never joins leaves the call to the pipeline, whose error ends it with the media-access alert', async () => {
+    await startCall();
+    voice().pipeline().detectorJoins(false);
+    voice().pipeline().fail('failed');
+    await h.flush();
+    expect(h.state().input.mode).not.toBe('call');
+    expect(h.noticeIds()).toEqual([catalogue.mediaAccessFailed.id]);
+  });
+});
+
 describe('call mode: controls', () => {
   it('mute pauses voice detection and stops feeding the recognizer; unmute resumes both', async () => {
     await startCall();

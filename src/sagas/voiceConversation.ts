@@ -8,6 +8,11 @@
  * - A sentence starting interrupts the avatar (break); so does a sentence going up while
  *   a reply is under way that began after it started (the reply to the sentence before,
  *   whose words the recognizer finished while the visitor was already saying this one).
+ * - The call starts as soon as the microphone is captured, with the recognizer listening.
+ *   Voice detection joins once its model has loaded (seconds on a slow phone; at once when
+ *   the session's kept detector is ready): until then the recognizer's own words mark the
+ *   sentences (voiceConversationSteps.ts markByRecognizer), so a question in the first
+ *   seconds of a call is heard whole and in time, not as a backlog once the detector is up.
  * - Mute pauses the VAD and stops feeding the recognizer.
  * - A language change restarts the recognizer with the new locale and a 500 ms
  *   segmentation silence (1000 ms at call start), docs/requirements.md R108.
@@ -54,6 +59,7 @@ import {
   CALL_START_SILENCE_MS,
   checkMicrophoneGaveAudio,
   createConversation,
+  detectorSettled,
   flush,
   followAvatarActivity,
   followAvatarStream,
@@ -116,7 +122,9 @@ export function* converse(ctx: ConversationContext) {
         restart: until(c.restartAt),
         audioCheck: until(c.audioCheckAt),
         avatarStream: take(avatarStreams),
+        detector: c.detector === 'loading' ? call(() => ctx.pipeline.detecting) : call(never),
       });
+      if (wake.detector !== undefined) detectorSettled(c, wake.detector);
       if (wake.avatarStream) yield* followAvatarStream(c);
       // The avatar's next reply is heard again.
       if (control && messageReceived.match(control) && control.payload.msg_type === 'command' && control.payload.command === 'nlp_ready') releaseAvatarVoice(c);

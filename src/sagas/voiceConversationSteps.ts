@@ -10,6 +10,8 @@ import type { AccountInfo } from '../features/account/accountSlice.ts';
 import type { Lang } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
 import { alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
+import { selectRecentAvatarTexts } from '../features/chat/selectors.ts';
+import { isEchoOf, wordsOf } from '../features/voice/echo.ts';
 import type { PcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   initialSentenceState,
@@ -138,6 +140,14 @@ export interface Conversation {
   spokeAt: number;
   /** Until when the recognizer that just connected may still be working through its backlog (Date.now()). */
   catchUpUntil: number;
+  /**
+   * Voice detection: loading (the call started before its model was ready, and the
+   * recognizer marks the sentences meanwhile), on (it hears the microphone), or off (it
+   * never will; the pipeline's error ends the call).
+   */
+  detector: 'loading' | 'on' | 'off';
+  /** The sentence the recognizer opened while the detector was loading (its msgId), until its final phrase. */
+  byRecognizer: string | null;
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
@@ -237,6 +247,51 @@ export function* onDetection(c: Conversation, event: Extract<VoiceEvent, { type:
   }
 }
 
+/**
+ * A recognizer's words while voice detection is loading: the recognizer marks the
+ * sentences. Its first words start one (interrupting the avatar) and its final phrase ends
+ * it, so the visitor is heard from the moment the microphone opens. Over the avatar's voice
+ * a sentence starts only with a final phrase that is not the avatar's own words
+ * (features/voice/echo.ts): its echo never interrupts it. A sentence opened so is ended by
+ * its final phrase even if the detector joined meanwhile.
+ */
+export function* markByRecognizer(c: Conversation, event: { type: 'recognizing' | 'recognized'; text: string }) {
+  const { open, closing } = c.sentences;
+  if (!open && !closing) {
+    if (c.speaking) {
+      if (event.type === 'recognizing') return;
+      if (isEchoOf(event.text, yield* select(selectRecentAvatarTexts))) {
+        log.info('a phrase heard before voice detection was ready repeats the avatar: dropped as echo', { words: wordsOf(event.text).length });
+        return;
+      }
+    }
+    const msgId = c.randomUUID();
+    c.byRecognizer = msgId;
+    step(c, { type: 'speechStart', msgId });
+    yield* put(vadSpeechStarted());
+  }
+  step(c, event);
+  if (event.type === 'recognized' && c.byRecognizer !== null && c.sentences.open?.msgId === c.byRecognizer) {
+    c.byRecognizer = null;
+    step(c, { type: 'speechEnd' });
+    yield* put(vadSpeechEnded());
+  }
+}
+
+/** Voice detection joined the call (true), or never will (false: the pipeline's error ends the call). */
+export function detectorSettled(c: Conversation, joined: boolean): void {
+  c.detector = joined ? 'on' : 'off';
+  if (joined) log.info('voice detection hears the call; it marks the sentences from now on');
+  else log.warn('voice detection will not join the call');
+}
+
+/** Whether the recognizer marks the sentences now (markByRecognizer), rather than voice detection. */
+function recognizerMarks(c: Conversation): boolean {
+  const { open, closing } = c.sentences;
+  if (c.byRecognizer !== null && open?.msgId !== c.byRecognizer && closing?.msgId !== c.byRecognizer) c.byRecognizer = null;
+  return c.detector === 'loading' || c.byRecognizer !== null;
+}
+
 /** Another app took the page's audio: the call pauses and asks nothing of it. */
 export function* pauseForOtherApp(c: Conversation, state: string) {
   c.away = true;
@@ -287,7 +342,8 @@ export function* onVoiceEvent(c: Conversation, event: VoiceEvent) {
     case 'recognized':
       if (event.recognizer !== c.recognizers.id) return true;
       if (event.type === 'recognized') c.restarts = 0;
-      step(c, { type: event.type, text: event.text });
+      if (recognizerMarks(c)) yield* markByRecognizer(c, { type: event.type, text: event.text });
+      else step(c, { type: event.type, text: event.text });
       return true;
     case 'micError':
       log.warn('the microphone failed during the call', event);
@@ -371,6 +427,8 @@ export function createConversation(
     away: false,
     spokeAt: ctx.avatarSpeaking ? Date.now() : 0,
     catchUpUntil: 0,
+    detector: 'loading',
+    byRecognizer: null,
     actions: {
       // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
       avatarEchoes: () => c.gated && (c.speaking || Date.now() - EARLY_PHRASE_MS - c.spokeAt < ECHO_TAIL_MS),

@@ -48,15 +48,18 @@ describe('the voice service keeps one voice detector for the calls of a session'
       return setPaused(p);
     };
     const stopped = first.stop();
-    let second: Awaited<ReturnType<typeof voice.startPipeline>> | null = null;
-    const starting = voice.startPipeline({}).then((call) => (second = call));
+    // The call starts at once; its detector joins once the last call has handed it back.
+    const second = await voice.startPipeline({});
+    let joined = false;
+    void second.detecting.then(() => (joined = true));
     await settle();
-    expect(second).toBeNull();
+    expect(joined).toBe(false);
     answerPause.resolve();
-    await Promise.all([stopped, starting]);
+    await stopped;
+    expect(await second.detecting).toBe(true);
     expect(b.made.vadCreated).toBe(1);
     expect(vad.resets).toBe(2);
-    await second!.stop();
+    await second.stop();
     await voice.releaseDetector();
     await settle();
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });

@@ -79,6 +79,9 @@ export function createVoiceService(
       get sampleRate() {
         return pipeline.sampleRate;
       },
+      get detecting() {
+        return pipeline.detecting;
+      },
       mute: (muted) => pipeline.mute(muted),
       setThresholds: (thresholds) => pipeline.setThresholds(thresholds),
       setFarEndAudible: (audible) => pipeline.setFarEndAudible(audible),

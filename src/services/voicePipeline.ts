@@ -14,7 +14,7 @@
  */
 import type { VadClient } from '../workers/vad.client.ts';
 import { throwIfAborted } from './compat.ts';
-import { waitAtMost } from './deadline.ts';
+import { untilAborted, waitAtMost } from './deadline.ts';
 import { browserVoiceDeps, micErrorKind, MIC_CONSTRAINTS } from './voicePipeline/browser.ts';
 import { messageOf, VoicePipelineError, type VoicePipeline, type VoicePipelineDeps, type VoicePipelineOptions } from './voicePipeline/types.ts';
 import { takeWarm } from './voicePipeline/warmDetector.ts';
@@ -43,9 +43,10 @@ export { WARM_ANSWER_TIMEOUT_MS, WORKER_CALL_TIMEOUT_MS } from './voicePipeline/
 const RESUME_TIMEOUT_MS = 3000;
 
 /**
- * Starts capture and detection. Call it from the user's gesture (or the saga it
- * dispatches at once): the AudioContext is created and resumed, and the microphone
- * requested, before the first await.
+ * Starts capture, and voice detection behind it: resolves once the microphone is captured,
+ * and the detector joins when it has loaded (`detecting`). Call it from the user's gesture
+ * (or the saga it dispatches at once): the AudioContext is created and resumed, and the
+ * microphone requested, before the first await.
  */
 export async function startVoicePipeline(
   options: VoicePipelineOptions,
@@ -66,6 +67,7 @@ export async function startVoicePipeline(
   // Everything that may throw, even synchronously (no AudioWorklet in an old WebView), is
   // inside the try: a failed start releases whatever it had already made.
   const pending: Promise<unknown>[] = [];
+  /** Made at the start (no detector handed over): the model loads while the microphone opens. */
   let vad: VadClient | null = null;
   let warmPending = false;
   try {
@@ -80,44 +82,39 @@ export async function startVoicePipeline(
       },
     );
     pending.push(resumed, mic);
-    const newVad = () => {
-      const created = deps.createVad({ ...options.vadOptions, signal: abort.signal });
-      pending.push(created.ready);
-      return created;
-    };
-    // Made at once unless one is handed over: the model loads while the microphone opens.
+    const newVad = () => deps.createVad({ ...options.vadOptions, signal: abort.signal });
     if (options.detectVoice !== false && !options.warm) vad = newVad();
     // Handed over but not taken yet if the start fails before the microphone is open.
     else if (options.warm) warmPending = true;
     if (!context.audioWorklet) throw new VoicePipelineError('unavailable', 'this browser has no AudioWorklet');
     const worklet = context.audioWorklet.addModule(deps.workletUrl);
     pending.push(worklet);
-    // Frames for voice detection go into this channel from the moment capture is wired, and
-    // wait in it until a detector takes its other end (adoptPort): one this start loads,
-    // one handed over that is still loading, or one made when the handed one cannot be used.
-    const frames = options.detectVoice === false ? null : new MessageChannel();
-    if (frames) cleanup.push(() => (frames.port1.close(), frames.port2.close()));
-    if (vad && frames) vad.adoptPort(frames.port2);
-    // Capture is wired as soon as the microphone and the worklet are there, whatever the
-    // detector's state: the visitor can start talking the moment the microphone opens, and
-    // nothing said before the detector (or the recognizer) is ready is lost.
+    // The call starts once the microphone and the worklet are there, whatever the
+    // detector's state: the recognizer hears the visitor from the moment the microphone
+    // opens, and the detector joins once loaded (wiring.ts).
     const [, stream] = await Promise.all([resumed, mic, worklet]);
     throwIfAborted(abort.signal);
-    const wired = wire({ options, deps, context, stream, vadPort: frames?.port1 ?? null, cleanup, release });
-    if (options.warm) {
-      // From here takeWarm owns it, whatever happens.
+    const wired = wire({ options, deps, context, stream, cleanup, release });
+    if (options.detectVoice !== false) {
+      const made = vad;
+      const warm = options.warm;
+      // From here the join owns the detectors, whatever happens.
+      vad = null;
       warmPending = false;
-      vad = await takeWarm(options.warm, options.vadOptions, frames!.port2, abort.signal);
+      const detector = (async () => {
+        const taken = warm ? await takeWarm(warm, options.vadOptions, abort.signal) : made;
+        const joined = taken ?? newVad();
+        try {
+          await untilAborted(joined.ready, abort.signal, () => abort.signal.reason);
+        } catch (err) {
+          await joined.dispose();
+          throw err;
+        }
+        return joined;
+      })();
+      wired.join({ detector, abort: (reason) => abort.abort(reason) });
     }
-    if (!vad && frames) {
-      vad = newVad();
-      vad.adoptPort(frames.port2);
-    }
-    throwIfAborted(abort.signal);
-    const pipeline = wired.attachVad(vad);
-    await vad?.ready;
-    throwIfAborted(abort.signal);
-    return pipeline;
+    return wired.pipeline;
   } catch (err) {
     abort.abort(err);
     // Wait for every branch, so nothing created after the failure escapes the cleanup.
@@ -125,7 +122,7 @@ export async function startVoicePipeline(
     await release();
     // A VAD handed over but not taken (the start failed first) goes too, once it has
     // loaded; the failure is not held up for it.
-    if (!vad && warmPending && options.warm) void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
+    if (warmPending && options.warm) void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
     await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${messageOf(err)}`, { cause: err });

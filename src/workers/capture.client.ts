@@ -23,7 +23,8 @@ export interface CaptureOptions {
   stream: MediaStream;
   /**
    * The worklet end of the VAD's frame channel; transferred, so unusable here afterwards.
-   * null: no voice detection, the worklet only feeds the recognizer.
+   * null: no voice detection yet (setVadPort gives one later) or at all: the worklet only
+   * feeds the recognizer.
    */
   vadPort: MessagePort | null;
   /** 96 ms of 16 kHz mono 16-bit PCM for the recognizer. */
@@ -44,6 +45,8 @@ export interface Capture {
   setPaused(paused: boolean): void;
   /** Idempotent; the processor ends, every port is closed, the graph is disconnected. */
   stop(): void;
+  /** Voice detection joins: frames go to `port` (transferred) from now on, none from before. */
+  setVadPort(port: MessagePort): void;
   /** Feeds the worklet from another stream (a new microphone) instead. */
   replaceStream(stream: MediaStream): void;
   /** Whether the avatar's voice can reach the microphone (false while the page holds it). */
@@ -109,6 +112,10 @@ export function startCapture(options: CaptureOptions): Capture {
   return {
     setPaused(paused) {
       if (!stopped) control({ type: paused ? 'pause' : 'resume' });
+    },
+    setVadPort(port) {
+      if (stopped) port.close();
+      else control({ type: 'vadPort', port }, [port]);
     },
     setFarEndAudible(audible) {
       if (!stopped) control({ type: 'farEnd', audible });

@@ -109,6 +109,28 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it('voice detection joining later gets frames from then on only, not what was captured before', async () => {
+    const t = setup();
+    t.node.postMessage({ type: 'ports', vad: null, asr: t.asrPort }, [t.asrPort]);
+    await settle();
+    t.feed(37);
+    await settle();
+    const late = new MessageChannel();
+    const frames: Float32Array[] = [];
+    late.port2.onmessage = (e) => frames.push(e.data as Float32Array);
+    t.node.postMessage({ type: 'vadPort', port: late.port1 }, [late.port1]);
+    t.node.postMessage({ type: 'vadPort', port: 5 });
+    await settle();
+    expect(frames).toEqual([]);
+    t.feed(36);
+    await settle();
+    expect(frames.map((f) => f.length)).toEqual([1536]);
+    expect(t.pcm).toHaveLength(2);
+    expect(t.reports).toEqual([{ type: 'started', sampleRate: 48_000 }, { type: 'error', message: 'vadPort message without a MessagePort' }]);
+    late.port2.close();
+    t.close();
+  });
+
   it('takes its ports in a scope without a MessagePort global (older WebKit worklets)', async () => {
     const t = setup();
     const RealMessagePort = globalThis.MessagePort;

@@ -157,6 +157,16 @@ class CaptureProcessor extends AudioWorkletProcessor {
         this.report({ type: 'started', sampleRate });
         return;
       }
+      case 'vadPort': {
+        const { port } = message as Extract<WorkletControl, { type: 'vadPort' }>;
+        if (!isPort(port)) {
+          this.report({ type: 'error', message: 'vadPort message without a MessagePort' });
+          return;
+        }
+        this.vadPort?.close();
+        this.vadPort = port;
+        return;
+      }
       case 'pause':
         this.paused = true;
         // Audio from before the mute must not be glued to audio after it.

@@ -1,7 +1,7 @@
 /**
  * What travels between the main thread, the capture worklet and the VAD worker.
  *
- *   main ──node.port──► worklet      WorkletControl (ports once, then pause/resume/stop)
+ *   main ──node.port──► worklet      WorkletControl (ports once, the VAD's port when it joins, pause/resume/stop)
  *   worklet ──vad port──► worker     Float32Array of FRAME_SAMPLES at 16 kHz (buffer transferred)
  *   worklet ──asr port──► main       Int16Array PCM of the same frame (buffer transferred)
  *   worker ──comlink callback──► main  VadEvent only; frames never touch the main thread.
@@ -43,6 +43,11 @@ export const ECHO_GATE_FAR_FLOOR = 0.003;
 export type WorkletControl =
   /** vad is null when nothing detects voice (hold to talk): only the recognizer is fed. */
   | { type: 'ports'; vad: MessagePort | null; asr: MessagePort }
+  /**
+   * Voice detection joins a call that started without it (its model was still loading):
+   * frames go to `port` from the next one on, and none from before reach it.
+   */
+  | { type: 'vadPort'; port: MessagePort }
   | { type: 'pause' }
   | { type: 'resume' }
   /** The avatar's voice is held in the page (muted): no echo to gate until it is heard again. */

@@ -33,10 +33,24 @@ export class FakePipeline implements VoicePipeline {
   readonly setFarEnd = vi.fn((stream: MediaStream | null) => stream !== null);
   readonly stop = vi.fn(() => {
     this.stopped = true;
+    this.detectorJoins(false);
     return Promise.resolve();
   }) as unknown as VoicePipeline['stop'] & ReturnType<typeof vi.fn>;
+  readonly detecting: Promise<boolean>;
+  private settleDetecting: (joined: boolean) => void = () => {};
 
-  constructor(readonly options: VoicePipelineOptions) {}
+  /** detectorLoaded false: the detector is still loading when the pipeline starts (detectorJoins ends that). */
+  constructor(
+    readonly options: VoicePipelineOptions,
+    detectorLoaded = true,
+  ) {
+    this.detecting = detectorLoaded ? Promise.resolve(true) : new Promise((resolve) => (this.settleDetecting = resolve));
+  }
+
+  /** The detector that was loading joins (or, false, never will). */
+  detectorJoins(joined = true): void {
+    this.settleDetecting(joined);
+  }
 
   speechStart(): void {
     this.options.onSpeechStart?.({ frame: 0 });
@@ -121,7 +135,8 @@ export type RecognizerPlan = 'ok' | 'manual' | 'configError';
 export function createFakeVoice() {
   const pipelines: FakePipeline[] = [];
   const recognizers: FakeRecognizer[] = [];
-  const plan = { pipeline: 'ok' as PipelinePlan, recognizer: 'ok' as RecognizerPlan };
+  /** detector: 'late' starts pipelines whose detector is still loading (FakePipeline.detectorJoins). */
+  const plan = { pipeline: 'ok' as PipelinePlan, recognizer: 'ok' as RecognizerPlan, detector: 'loaded' as 'loaded' | 'late' };
   const waiting = { pipelines: [] as (() => void)[], recognizers: [] as (() => void)[] };
 
   const startPipeline = vi.fn((options: VoicePipelineOptions): Promise<VoicePipeline> => {
@@ -129,7 +144,7 @@ export function createFakeVoice() {
     if (kind !== 'ok' && kind !== 'manual') {
       return Promise.reject(new VoicePipelineError(kind, `microphone: ${kind}`));
     }
-    const pipeline = new FakePipeline(options);
+    const pipeline = new FakePipeline(options, plan.detector === 'loaded');
     pipelines.push(pipeline);
     if (kind === 'ok') return Promise.resolve(pipeline);
     return new Promise((resolve, reject) => {

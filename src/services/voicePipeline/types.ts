@@ -63,8 +63,8 @@ export interface VoicePipelineOptions {
   detectVoice?: boolean;
   /**
    * A VAD kept from an earlier call's stop({ keepWarm: true }), or one still loading (a
-   * promise; null when it could not load, and a new one is made): it is taken over, and
-   * disposed if the start fails.
+   * promise; null when it could not load, and a new one is made): it is taken over once it
+   * has loaded, and disposed if the start fails.
    */
   warm?: WarmVoice | Promise<WarmVoice | null>;
   /** Aborting while starting releases whatever was created and rejects. */
@@ -80,6 +80,13 @@ export interface WarmVoice {
 export interface VoicePipeline {
   /** The AudioContext's rate (what the worklet resamples from). */
   readonly sampleRate: number;
+  /**
+   * The pipeline starts as soon as the microphone is captured, before voice detection is
+   * ready (its model may take seconds to load on a slow phone). Resolves true once the
+   * detector hears the microphone; false when it never will: no voice detection asked for,
+   * the pipeline stopped first, or the detector could not load (onError says so). Never rejects.
+   */
+  readonly detecting: Promise<boolean>;
   mute(muted: boolean): Promise<void>;
   /** E.g. a higher positive threshold while the avatar speaks (anti-barge-in). */
   setThresholds(thresholds: Partial<VadThresholds>): Promise<void>;

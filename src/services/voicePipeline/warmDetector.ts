@@ -1,7 +1,7 @@
 /**
  * The hand-over of a voice detector kept from an earlier call: it is awaited (it may still
- * be loading), reset for this call and given the call's frame port, or given up for a new
- * one when it does not answer.
+ * be loading) and reset for this call (which then gives it a frame port), or given up for a
+ * new one when it does not answer.
  */
 import type { CreateVadOptions, VadClient } from '../../workers/vad.client.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS } from '../../workers/vad/frameProcessor.ts';
@@ -21,7 +21,6 @@ const log = createLogger('voice');
 export async function takeWarm(
   handed: WarmVoice | Promise<WarmVoice | null>,
   vadOptions: CreateVadOptions | undefined,
-  framePort: MessagePort,
   signal: AbortSignal,
 ): Promise<VadClient | null> {
   const arrived = Promise.resolve(handed).catch(() => null);
@@ -36,12 +35,7 @@ export async function takeWarm(
   });
   if (!warm) return null;
   const restored = restoreWarm(warm.vad, vadOptions);
-  if (await answers(restored, WARM_ANSWER_TIMEOUT_MS)) {
-    // Only now: a restore that finishes after the wait gave up must not take the port that
-    // the detector replacing it needs.
-    warm.vad.adoptPort(framePort);
-    return warm.vad;
-  }
+  if (await answers(restored, WARM_ANSWER_TIMEOUT_MS)) return warm.vad;
   const why = await Promise.race([
     restored.then(
       () => 'it answered late',

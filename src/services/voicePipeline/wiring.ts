@@ -4,6 +4,7 @@
  * (which keeps the detector warm when asked).
  */
 import { startCapture } from '../../workers/capture.client.ts';
+import type { VadThresholds } from '../../workers/protocol.ts';
 import type { VadClient } from '../../workers/vad.client.ts';
 import { answers, withTimeout } from '../deadline.ts';
 import { createLogger } from '../logger.ts';
@@ -29,25 +30,37 @@ interface WireArgs {
   deps: VoicePipelineDeps;
   context: AudioContext;
   stream: MediaStream;
-  /** Where the worklet posts frames for voice detection; null: none (hold to talk). */
-  vadPort: MessagePort | null;
   /** Undo steps, run in reverse by `release` (which a failed start also runs). */
   cleanup: (() => void | Promise<void>)[];
   release: () => Promise<void>;
 }
 
+/** A detector on its way to the call: it resolves once its model is loaded (null: none fit to use). */
+export interface JoiningDetector {
+  readonly detector: Promise<VadClient | null>;
+  /** Stops a load still under way (a call stopped without keeping its detector). */
+  abort(reason: unknown): void;
+}
+
 /**
- * Wires the capture at once; the detector joins with attachVad (null: none), which returns
- * the pipeline. Frames posted before that wait in `vadPort`'s channel.
+ * Wires the capture at once, before any detector: the recognizer hears the microphone from
+ * the moment it opens. With voice detection, `join` gives the detector that is loading;
+ * once loaded it gets a new frame channel, so it hears the live audio and none of what was
+ * said while it loaded (the recognizer had that).
  */
-export function wire({ options, deps, context, stream, vadPort, cleanup, release }: WireArgs): { attachVad(vad: VadClient | null): VoicePipeline } {
+export function wire({ options, deps, context, stream, cleanup, release }: WireArgs): { pipeline: VoicePipeline; join(joining: JoiningDetector): void } {
   const fail = (kind: MicErrorKind, message: string) => {
     log.warn(message);
     options.onError?.(new VoicePipelineError(kind, message));
   };
+  const detect = options.detectVoice !== false;
   /** The worker gave up (an error, not a warning): never kept for another call. */
   let vadBroken = false;
+  /** The detector hearing the call, once it has joined. */
   let vad: VadClient | null = null;
+  let joining: JoiningDetector | null = null;
+  /** Thresholds asked for before the detector joined: it gets them when it does. */
+  let thresholds: Partial<VadThresholds> | null = null;
   const subscribe = (detector: VadClient) => [
     detector.on('speechStart', (e) => options.onSpeechStart?.(e)),
     detector.on('speechEnd', (e) => options.onSpeechEnd?.(e)),
@@ -63,10 +76,10 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
   const capture = startCapture({
     context,
     stream,
-    vadPort,
+    vadPort: null,
     createNode: deps.createWorkletNode,
     ...(options.onPcm16 && { onPcm16: options.onPcm16 }),
-    ...(options.farEnd !== undefined && vadPort && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
+    ...(options.farEnd !== undefined && detect && { farEnd: options.farEnd, echoGateDb: ECHO_GATE_DB }),
     onReport: (report) => {
       if (report?.type === 'error') log.warn(`capture worklet: ${report.message}`);
       else if (report?.type === 'gated') log.info('echo gate: frames heard as the avatar only', { frames: report.frames });
@@ -111,7 +124,10 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
     stopped ??= (async () => {
       await release();
-      const detector = vad;
+      // Kept, a detector still loading is waited for (the next call needs it loaded);
+      // otherwise its load stops.
+      if (!vad && joining && !stopOptions?.keepWarm) joining.abort(new DOMException('the call stopped', 'AbortError'));
+      const detector = vad ?? (await joining?.detector.catch(() => null)) ?? null;
       if (!detector) return;
       if (!stopOptions?.keepWarm || vadBroken) return detector.dispose();
       // Nothing reaches it until the next call hands it a frame port. A worker that does
@@ -122,6 +138,20 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
     return stopped;
   };
 
+  /** The loaded detector hears the call from now on. */
+  const attach = async (detector: VadClient) => {
+    vad = detector;
+    const unsubscribe = subscribe(detector);
+    cleanup.push(() => unsubscribe.forEach((off) => off()));
+    if (thresholds) await bounded(detector.setThresholds(thresholds), 'changing the VAD thresholds');
+    if (muted) await bounded(detector.setPaused(true), 'pausing voice detection');
+    const frames = new MessageChannel();
+    cleanup.push(() => (frames.port1.close(), frames.port2.close()));
+    detector.adoptPort(frames.port2);
+    capture.setVadPort(frames.port1);
+  };
+
+  let detecting: Promise<boolean> = Promise.resolve(false);
   const pipeline: VoicePipeline = {
     sampleRate: context.sampleRate,
     async mute(on) {
@@ -133,8 +163,10 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
       if (track) track.enabled = !on;
       if (vad) await bounded(vad.setPaused(on), 'pausing voice detection');
     },
-    setThresholds: async (thresholds) => {
-      if (!stopped && vad) await bounded(vad.setThresholds(thresholds), 'changing the VAD thresholds');
+    setThresholds: async (next) => {
+      if (stopped) return;
+      if (vad) await bounded(vad.setThresholds(next), 'changing the VAD thresholds');
+      else thresholds = { ...thresholds, ...next };
     },
     setFarEndAudible: (audible) => {
       if (!stopped) capture.setFarEndAudible(audible);
@@ -143,16 +175,35 @@ export function wire({ options, deps, context, stream, vadPort, cleanup, release
       if (!stopped) capture.setFarEndVolume(volume);
     },
     setFarEnd: (stream) => !stopped && capture.setFarEnd(stream),
+    get detecting() {
+      return detecting;
+    },
     stop: stop as VoicePipeline['stop'],
   };
   return {
-    attachVad(detector) {
-      vad = detector;
-      if (detector) {
-        const unsubscribe = subscribe(detector);
-        cleanup.push(() => unsubscribe.forEach((off) => off()));
-      }
-      return pipeline;
+    pipeline,
+    join(next) {
+      if (!detect) throw new TypeError('a detector joined a pipeline without voice detection');
+      joining = next;
+      detecting = next.detector.then(
+        async (detector) => {
+          if (stopped || !detector) {
+            if (!stopped) fail('failed', 'voice detection: no detector could be loaded');
+            return false;
+          }
+          try {
+            await attach(detector);
+            return true;
+          } catch (err) {
+            if (!stopped) fail('failed', `voice detection could not join the call: ${messageOf(err)}`);
+            return false;
+          }
+        },
+        (err: unknown) => {
+          if (!stopped) fail('failed', `voice detection could not start: ${messageOf(err)}`);
+          return false;
+        },
+      );
     },
   };
 }

@@ -101,6 +101,9 @@ window.captureHarness = {
       deps,
     );
     result.sampleRate = pipeline.sampleRate;
+    // A call starts before its detector has loaded; this run compares the detector's
+    // segments, so the file plays once it hears the microphone.
+    if (!(await pipeline.detecting)) throw new Error(`voice detection did not join: ${result.errors.join('; ')}`);
     const ctx = context as AudioContext | null;
     const target = worklet as AudioNode | null;
     if (!ctx || !target) throw new Error('the pipeline did not create its context and worklet');
