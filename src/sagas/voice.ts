@@ -7,7 +7,8 @@
  * light, nor while the session connects, whose network and CPU belong to the start.
  * Then, for an account that can make calls, the voice detector is loaded in its worker
  * and kept for the session's calls (services/detectorKeeper.ts): loading it takes seconds
- * on a slow phone, which would otherwise be a wait after every Start call. It is released
+ * on a slow phone, which would otherwise leave every call's first seconds without voice
+ * detection (the recognizer alone marks the sentences until it joins). It is released
  * when the session ends. A call or a hold started before that loads what it needs itself.
  */
 import { all, call, fork, race, select, take } from 'typed-redux-saga';

@@ -518,6 +518,24 @@ describe('call mode: before voice detection is ready', () => {
     expect(h.state().chat.messages.filter((m) => m.fromMe).map((m) => m.msgArr[0]?.content)).toEqual(['what are your opening hours']);
   });
 
+  it("the avatar's last words, finished by the recognizer just after it stopped, are its echo too", async () => {
+    await startCall();
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Our nearest store is the flagship store at one Harbour Road.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    await h.server({ msg_type: 'command', command: 'nlp_end', msg_id: 'r-1' });
+    const recognizer = voice().recognizer();
+    recognizer.partial('harbour');
+    recognizer.final('at one harbour road');
+    await h.advance(ECHO_TAIL_MS - 1000);
+    expect(h.sentOf('break')).toEqual([]);
+    expect(h.sentOf('message_text')).toEqual([]);
+    recognizer.final('what are your opening hours');
+    await h.flush();
+    expect(h.sentOf('message_text', 'asrcallback').map((f) => f.text)).toEqual(['what are your opening hours']);
+  });
+
   it('once the detector joins, it marks the sentences; one the recognizer had opened is still ended by its final phrase', async () => {
     await startCall();
     const pipeline = voice().pipeline();

@@ -56,11 +56,10 @@ export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS
 /**
  * A sentence the VAD ends while the call's recognizer is still connecting waits this long,
  * and once it connects with a backlog, RECOGNIZER_CATCH_UP_MS more; so does one it ends within
- * RECOGNIZER_CATCH_UP_MS of such a connect (the recognizer is still working through the queued audio). On a loaded phone the detector can take
- * seconds to load; the visitor's first words wait in the queue meanwhile, the VAD then works
- * through them in a burst, and the recognizer, opened only then, gets them later still. With
- * the usual wait the first question of such a call was given up as "not recognised" and its
- * words, arriving two seconds later, dropped as the avatar's echo.
+ * RECOGNIZER_CATCH_UP_MS of such a connect (the recognizer is still working through the queued audio). A recognizer
+ * that connects late (a slow network, or a restart) gets the audio held meanwhile as a
+ * backlog; with the usual wait a sentence was given up as "not recognised" and its words,
+ * arriving two seconds later, dropped as the avatar's echo.
  */
 export const PENDING_RECOGNIZER_WAIT_MS = 15_000;
 export const RECOGNIZER_CATCH_UP_MS = SENTENCE_FINAL_WAIT_MS * 2;
@@ -251,14 +250,16 @@ export function* onDetection(c: Conversation, event: Extract<VoiceEvent, { type:
  * A recognizer's words while voice detection is loading: the recognizer marks the
  * sentences. Its first words start one (interrupting the avatar) and its final phrase ends
  * it, so the visitor is heard from the moment the microphone opens. Over the avatar's voice
- * a sentence starts only with a final phrase that is not the avatar's own words
- * (features/voice/echo.ts): its echo never interrupts it. A sentence opened so is ended by
- * its final phrase even if the detector joined meanwhile.
+ * (and for ECHO_TAIL_MS after it) a sentence starts only with a final phrase that is not the
+ * avatar's own words (features/voice/echo.ts): its echo does not interrupt it. A sentence
+ * opened so is ended by its final phrase, or by the detector if it joined meanwhile.
  */
 export function* markByRecognizer(c: Conversation, event: { type: 'recognizing' | 'recognized'; text: string }) {
   const { open, closing } = c.sentences;
   if (!open && !closing) {
-    if (c.speaking) {
+    // The recognizer finishes a phrase a second or more after its audio: the avatar's last
+    // words can come after it stopped.
+    if (c.speaking || Date.now() - c.spokeAt < ECHO_TAIL_MS) {
       if (event.type === 'recognizing') return;
       if (isEchoOf(event.text, yield* select(selectRecentAvatarTexts))) {
         log.info('a phrase heard before voice detection was ready repeats the avatar: dropped as echo', { words: wordsOf(event.text).length });

@@ -37,6 +37,19 @@ describe('voice turn', () => {
     expect(h.sentOf('message_text', 'asrcallback').at(-1)).toEqual(expect.objectContaining({ end_point: true, data: { msg_id: 'v-7', lang: 'en' } }));
   });
 
+  it("a reply that began while the turn waited for asr_end (to the visitor's question before) is interrupted before the nlpmsg goes up", async () => {
+    vi.useFakeTimers();
+    const h = await liveVoiceHarness();
+    task = h.task;
+    h.dispatch(sentenceRecognized({ msgId: 'v-7', text: 'show me the new products' }));
+    await h.flush();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-6' });
+    expect(h.sentOf('break')).toEqual([]);
+    await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-7', text: 'show me the new products' });
+    const order = h.sent().map((f) => (f.type === 'break' ? 'break' : `${String(f.source)}`));
+    expect(order).toEqual(['asrcallback', 'break', 'nlpmsg', 'asrcallback']);
+  });
+
   it('without an asr_end from the server, the nlpmsg and the end_point still go after 3 s', async () => {
     vi.useFakeTimers();
     const h = await liveVoiceHarness();

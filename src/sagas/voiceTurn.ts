@@ -16,7 +16,8 @@
  * The sentence is shown in the chat log at once, like typed text (chat slice's
  * ownMessageAdded), and from the nlpmsg on it takes the chat's path: the asr echo
  * confirms it, and a send on a closed channel marks it failed and keeps the words.
- * The avatar was already interrupted when the visitor started to speak.
+ * The avatar was already interrupted when the visitor started to speak; a reply that began
+ * since (to the visitor's sentence before) is interrupted before the nlpmsg goes up.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { delay, put, race, select, take, takeEvery } from 'typed-redux-saga';
@@ -24,7 +25,7 @@ import { ownMessageAdded } from '../features/chat/chatSlice.ts';
 import { selectLang } from '../features/locale/localeSlice.ts';
 import { selectSessionStatus, selectSignalingState } from '../features/session/sessionSlice.ts';
 import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
-import { partialRecognized, sentenceRecognized } from '../features/voice/voiceSlice.ts';
+import { partialRecognized, selectReplyUnderWay, sentenceRecognized } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import { isSessionOver } from './voiceResources.ts';
 
@@ -93,6 +94,9 @@ export function* voiceTurnWatcher() {
       if (answer.over) return;
       if (answer.timeout) log.warn('no asr_end for a voice sentence; sending it anyway', { msgId });
     }
+    // Sending interrupts first, as typing does: a reply that began while the turn waited
+    // (to the visitor's sentence before this one) is cut before this one goes up.
+    if (yield* select(selectReplyUnderWay)) yield* put(sendRequested({ type: 'break' }));
     yield* put(sendRequested({ type: 'message_text', source: 'nlpmsg', text, data }));
     if (yield* canSend()) yield* put(sendRequested({ type: 'message_text', source: 'asrcallback', text, end_point: true, data }));
   }

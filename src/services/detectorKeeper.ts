@@ -3,8 +3,8 @@
  * for the calls of a live session.
  *
  * Why: loading it costs a few seconds of CPU on a slow phone (most of it compiling the
- * 14 MB onnxruntime wasm and creating the session), and a call cannot start before it is
- * ready. Loaded in the background once the session is live, and handed from call to call,
+ * 14 MB onnxruntime wasm and creating the session), and until it is ready a call's sentences
+ * are marked by the recognizer alone, without barge-in on the visitor's first sound. Loaded in the background once the session is live, and handed from call to call,
  * it lets Start call open the call as soon as the microphone is open. It costs one idle
  * worker's memory for the session; release() frees it when the session ends.
  *

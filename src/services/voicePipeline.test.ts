@@ -108,6 +108,23 @@ describe('startVoicePipeline', () => {
     await pipeline.stop();
   });
 
+  it('a call stopped while its loaded detector takes its settings gives it no frame port, and says it never joined', async () => {
+    const b = fakeBrowser();
+    const pipeline = await startVoicePipeline({}, b.deps);
+    const vad = b.vads[0]!;
+    let answer!: () => void;
+    vad.setThresholds = () => new Promise<void>((resolve) => (answer = resolve));
+    await pipeline.setThresholds({ positiveSpeechThreshold: 0.97 });
+    await settle();
+    const stopping = pipeline.stop({ keepWarm: true });
+    answer();
+    expect(await stopping).toMatchObject({ vad });
+    expect(await pipeline.detecting).toBe(false);
+    await settle();
+    expect(vad.adopted).toHaveLength(0);
+    expect(b.worklets[0]?.control.map((c) => c.type)).toEqual(['ports', 'stop']);
+  });
+
   it('a call stopped while its detector loads stops the load; one stopped keeping it waits for it and keeps it', async () => {
     let modelLoaded!: () => void;
     const b = fakeBrowser({ vadReady: new Promise((r) => (modelLoaded = r)) });

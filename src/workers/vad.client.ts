@@ -51,8 +51,9 @@ export interface VadClient {
   /**
    * Hands the worker the receiving end of a frame channel, whose other end the capture
    * worklet posts to (the worker lets go of the one before). Frames posted before the port
-   * is adopted, or before the model is ready, wait in the channel and are processed then:
-   * speech at the very start of a call is not lost, however long the detector took.
+   * is adopted, or before the model is ready, wait in the channel and are processed then.
+   * A call gives its port only once the model is ready (services/voicePipeline/wiring.ts),
+   * so the detector hears live audio, not a backlog.
    */
   adoptPort(port: MessagePort): void;
   on<T extends VadEventType>(type: T, listener: Listener<T>): () => void;

@@ -35,9 +35,9 @@ interface WireArgs {
   release: () => Promise<void>;
 }
 
-/** A detector on its way to the call: it resolves once its model is loaded (null: none fit to use). */
+/** A detector on its way to the call: it resolves once its model is loaded. */
 export interface JoiningDetector {
-  readonly detector: Promise<VadClient | null>;
+  readonly detector: Promise<VadClient>;
   /** Stops a load still under way (a call stopped without keeping its detector). */
   abort(reason: unknown): void;
 }
@@ -138,17 +138,20 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
     return stopped;
   };
 
-  /** The loaded detector hears the call from now on. */
-  const attach = async (detector: VadClient) => {
+  /** The loaded detector hears the call from now on; false if the call stopped meanwhile. */
+  const attach = async (detector: VadClient): Promise<boolean> => {
     vad = detector;
     const unsubscribe = subscribe(detector);
     cleanup.push(() => unsubscribe.forEach((off) => off()));
     if (thresholds) await bounded(detector.setThresholds(thresholds), 'changing the VAD thresholds');
     if (muted) await bounded(detector.setPaused(true), 'pausing voice detection');
+    // Stopped while it answered: stop() has it (kept or disposed), and no port is given.
+    if (stopped) return false;
     const frames = new MessageChannel();
     cleanup.push(() => (frames.port1.close(), frames.port2.close()));
     detector.adoptPort(frames.port2);
     capture.setVadPort(frames.port1);
+    return true;
   };
 
   let detecting: Promise<boolean> = Promise.resolve(false);
@@ -187,13 +190,9 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
       joining = next;
       detecting = next.detector.then(
         async (detector) => {
-          if (stopped || !detector) {
-            if (!stopped) fail('failed', 'voice detection: no detector could be loaded');
-            return false;
-          }
+          if (stopped) return false;
           try {
-            await attach(detector);
-            return true;
+            return await attach(detector);
           } catch (err) {
             if (!stopped) fail('failed', `voice detection could not join the call: ${messageOf(err)}`);
             return false;

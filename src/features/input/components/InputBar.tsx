@@ -32,7 +32,7 @@ export function InputBar({ speakSlot, callSlot }: InputBarProps) {
   const intl = useIntl();
   const dispatch = useAppDispatch();
   const mode = useAppSelector(selectInputMode);
-  // Start call tapped, the microphone (and, early in a session, the voice detector) loading.
+  // Start call tapped, the microphone opening (the voice detector joins the call later).
   const starting = useAppSelector(selectCallPhase) === 'entering';
   if (mode === 'call') return <div className="input-bar input-bar--call">{callSlot}</div>;
   const keyboard = mode === 'keyboard';
