@@ -101,17 +101,7 @@ export async function startVoicePipeline(
       // From here the join owns the detectors, whatever happens.
       vad = null;
       warmPending = false;
-      const detector = (async () => {
-        const taken = warm ? await takeWarm(warm, options.vadOptions, abort.signal) : made;
-        const joined = taken ?? newVad();
-        try {
-          await untilAborted(joined.ready, abort.signal, () => abort.signal.reason);
-        } catch (err) {
-          await joined.dispose();
-          throw err;
-        }
-        return joined;
-      })();
+      const detector = loadDetector({ made, warm, vadOptions: options.vadOptions, deps, signal: abort.signal });
       wired.join({ detector, abort: (reason) => abort.abort(reason) });
     }
     return wired.pipeline;
@@ -129,6 +119,30 @@ export async function startVoicePipeline(
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The call's detector once loaded: the one handed over (if it answers in time), the one
+ * made at the start, or a new one. Outside startVoicePipeline, so a load still under way
+ * (seconds on a slow phone) holds nothing of the call it was for: a closure made in there
+ * would keep its whole scope, the AudioContext included, reachable until the load is done.
+ */
+async function loadDetector({ made, warm, vadOptions, deps, signal }: {
+  made: VadClient | null;
+  warm: VoicePipelineOptions['warm'];
+  vadOptions: VoicePipelineOptions['vadOptions'];
+  deps: VoicePipelineDeps;
+  signal: AbortSignal;
+}): Promise<VadClient> {
+  const taken = warm ? await takeWarm(warm, vadOptions, signal) : made;
+  const detector = taken ?? deps.createVad({ ...vadOptions, signal });
+  try {
+    await untilAborted(detector.ready, signal, () => signal.reason);
+  } catch (err) {
+    await detector.dispose();
+    throw err;
+  }
+  return detector;
 }
 
 /**

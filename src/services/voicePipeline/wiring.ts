@@ -6,7 +6,7 @@
 import { startCapture } from '../../workers/capture.client.ts';
 import type { VadThresholds } from '../../workers/protocol.ts';
 import type { VadClient } from '../../workers/vad.client.ts';
-import { answers, withTimeout } from '../deadline.ts';
+import { answers, untilAborted, withTimeout } from '../deadline.ts';
 import { createLogger } from '../logger.ts';
 import { MIC_CONSTRAINTS } from './browser.ts';
 import { watchAudioSession } from './interruptions.ts';
@@ -121,20 +121,16 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
   cleanup.push(() => track?.removeEventListener('ended', onEnded));
   watchAudioSession(context, cleanup, fail, options);
 
+  /** Aborted when the call stops: the wait for a detector still loading ends at once. */
+  const stopping = new AbortController();
   const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
-    stopped ??= (async () => {
-      await release();
-      // Kept, a detector still loading is waited for (the next call needs it loaded);
-      // otherwise its load stops.
+    stopping.abort(new DOMException('the call stopped', 'AbortError'));
+    stopped ??= release().then(() => {
+      // Kept, a detector still loading is handed back loading (the next call needs it
+      // loaded); otherwise its load stops.
       if (!vad && joining && !stopOptions?.keepWarm) joining.abort(new DOMException('the call stopped', 'AbortError'));
-      const detector = vad ?? (await joining?.detector.catch(() => null)) ?? null;
-      if (!detector) return;
-      if (!stopOptions?.keepWarm || vadBroken) return detector.dispose();
-      // Nothing reaches it until the next call hands it a frame port. A worker that does
-      // not answer is not worth keeping.
-      if (!(await answers(detector.setPaused(true), WARM_ANSWER_TIMEOUT_MS))) return detector.dispose();
-      return { vad: detector, dispose: () => detector.dispose() };
-    })();
+      return handBack(vad ?? joining?.detector ?? null, !!stopOptions?.keepWarm && !vadBroken);
+    });
     return stopped;
   };
 
@@ -188,7 +184,8 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
     join(next) {
       if (!detect) throw new TypeError('a detector joined a pipeline without voice detection');
       joining = next;
-      detecting = next.detector.then(
+      // The wait ends when the call stops: a load still under way then holds nothing of it.
+      detecting = untilAborted(next.detector, stopping.signal, () => stopping.signal.reason).then(
         async (detector) => {
           if (stopped) return false;
           try {
@@ -205,4 +202,18 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
       );
     },
   };
+}
+
+/**
+ * A stopped call's detector, loaded or still loading: kept (paused, for the next call) or
+ * disposed. Outside wire() so that, waiting for a load, it holds nothing of the call.
+ */
+async function handBack(detector: VadClient | Promise<VadClient> | null, keep: boolean): Promise<WarmVoice | void> {
+  const loaded = await Promise.resolve(detector).catch(() => null);
+  if (!loaded) return;
+  if (!keep) return loaded.dispose();
+  // Nothing reaches it until the next call hands it a frame port. A worker that does not
+  // answer is not worth keeping.
+  if (!(await answers(loaded.setPaused(true), WARM_ANSWER_TIMEOUT_MS))) return loaded.dispose();
+  return { vad: loaded, dispose: () => loaded.dispose() };
 }
