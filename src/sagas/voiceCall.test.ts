@@ -569,6 +569,34 @@ describe('call mode: before voice detection is ready', () => {
     expect(h.sentOf('message_text', 'nlpmsg').map((f) => f.text)).toEqual(['where is the nearest store', 'what are your opening hours']);
   });
 
+  // Beside stress-ng the recognizer ran 19 s behind: a question spoken while the detector
+  // loaded was finished after it joined, and was dropped as the avatar's echo (the detector
+  // never heard it).
+  it('a phrase spoken before the detector joined, finished by a recognizer running behind after it, is still marked by the recognizer', async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    const recognizer = voice().recognizer();
+    pipeline.pcm(20);
+    await h.server(
+      { msg_type: 'tts', msg_id: 'r-1', text: 'Welcome to our flagship store.' },
+      { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' },
+    );
+    pipeline.detectorJoins();
+    await h.flush();
+    pipeline.pcm(30);
+    // Finished now, spoken 1 s into the call: before the detector joined.
+    recognizer.partial('where is', 1000);
+    recognizer.final('where is the nearest store', 1000);
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(h.sentOf('message_text', 'asrcallback').map((f) => f.text)).toEqual(['where is the nearest store']);
+    // Spoken after it joined and not heard by it: the avatar's echo, as before.
+    recognizer.final('let me tell you about everything');
+    await h.advance(EARLY_PHRASE_MS + SENTENCE_FINAL_WAIT_MS);
+    expect(h.sentOf('message_text', 'nlpmsg').map((f) => f.text)).toEqual(['where is the nearest store']);
+    expect(h.sentOf('break')).toHaveLength(1);
+  });
+
   it('a detector that never joins leaves the call to the pipeline, whose error ends it with the media-access alert', async () => {
     await startCall();
     voice().pipeline().detectorJoins(false);

@@ -13,6 +13,9 @@
  *   the session's kept detector is ready): until then the recognizer's own words mark the
  *   sentences (voiceConversationSteps.ts markByRecognizer), so a question in the first
  *   seconds of a call is heard whole and in time, not as a backlog once the detector is up.
+ *   So do phrases that started before the detector began to hear the call, however late a
+ *   recognizer running behind finishes them: the recognizer's offsets and the detector's
+ *   start are placed on one clock, the audio the PCM feed has carried.
  * - Mute pauses the VAD and stops feeding the recognizer.
  * - A language change restarts the recognizer with the new locale and a 500 ms
  *   segmentation silence (1000 ms at call start), docs/requirements.md R108.

@@ -147,6 +147,8 @@ export interface Conversation {
   detector: 'loading' | 'on' | 'off';
   /** The sentence the recognizer opened while the detector was loading (its msgId), until its final phrase. */
   byRecognizer: string | null;
+  /** Where on the feed's clock the detector began to hear the call (null until it joins). */
+  detectorFromMs: number | null;
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
@@ -282,15 +284,22 @@ export function* markByRecognizer(c: Conversation, event: { type: 'recognizing' 
 /** Voice detection joined the call (true), or never will (false: the pipeline's error ends the call). */
 export function detectorSettled(c: Conversation, joined: boolean): void {
   c.detector = joined ? 'on' : 'off';
+  if (joined) c.detectorFromMs = c.ctx.feed.receivedMs;
   if (joined) log.info('voice detection hears the call; it marks the sentences from now on');
   else log.warn('voice detection will not join the call');
 }
 
-/** Whether the recognizer marks the sentences now (markByRecognizer), rather than voice detection. */
-function recognizerMarks(c: Conversation): boolean {
+/**
+ * Whether the recognizer marks this phrase (markByRecognizer), rather than voice detection:
+ * while the detector loads, for a sentence the recognizer opened, and for a phrase spoken
+ * before the detector began to hear the call. A recognizer running behind (a loaded phone)
+ * can finish such a phrase long after the detector joined, which never heard it.
+ */
+function recognizerMarks(c: Conversation, atMs: number | undefined): boolean {
   const { open, closing } = c.sentences;
   if (c.byRecognizer !== null && open?.msgId !== c.byRecognizer && closing?.msgId !== c.byRecognizer) c.byRecognizer = null;
-  return c.detector === 'loading' || c.byRecognizer !== null;
+  const beforeDetector = atMs !== undefined && c.detectorFromMs !== null && atMs < c.detectorFromMs;
+  return c.detector === 'loading' || c.byRecognizer !== null || beforeDetector;
 }
 
 /** Another app took the page's audio: the call pauses and asks nothing of it. */
@@ -343,7 +352,7 @@ export function* onVoiceEvent(c: Conversation, event: VoiceEvent) {
     case 'recognized':
       if (event.recognizer !== c.recognizers.id) return true;
       if (event.type === 'recognized') c.restarts = 0;
-      if (recognizerMarks(c)) yield* markByRecognizer(c, { type: event.type, text: event.text });
+      if (recognizerMarks(c, event.atMs)) yield* markByRecognizer(c, { type: event.type, text: event.text });
       else step(c, { type: event.type, text: event.text });
       return true;
     case 'micError':
@@ -430,6 +439,7 @@ export function createConversation(
     catchUpUntil: 0,
     detector: 'loading',
     byRecognizer: null,
+    detectorFromMs: null,
     actions: {
       // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
       avatarEchoes: () => c.gated && (c.speaking || Date.now() - EARLY_PHRASE_MS - c.spokeAt < ECHO_TAIL_MS),

@@ -109,7 +109,9 @@ export async function openRecognizer(
   { events, id, feed, signal, onRecognized }: OpenRecognizerOptions,
 ): Promise<RecognizerHandle> {
   const recognizer = await voice.createRecognizer(config);
-  const offs = [events.listen(recognizer, id)];
+  /** Where this recognizer's audio starts on the feed's clock, once it is attached. */
+  let startMs: number | null = null;
+  const offs = [events.listen(recognizer, id, () => startMs)];
   if (onRecognized) offs.push(recognizer.on('recognized', onRecognized));
   let closing: Promise<void> | null = null;
   const handle: RecognizerHandle = {
@@ -135,6 +137,7 @@ export async function openRecognizer(
     throw error;
   }
   feed.attach(recognizer);
+  startMs = feed.sinkStartMs;
   return handle;
 }
 

@@ -140,14 +140,15 @@ describe('createRecognizer', () => {
     const sdk = fakeSdk();
     const rec = await createRecognizer(base, sdk.load);
     const seen: unknown[] = [];
-    rec.on('recognizing', (t) => seen.push(['recognizing', t]));
-    rec.on('recognized', (t) => seen.push(['recognized', t]));
+    rec.on('recognizing', (t, at) => seen.push(['recognizing', t, at]));
+    rec.on('recognized', (t, at) => seen.push(['recognized', t, at]));
     rec.on('canceled', (r, d, lost) => seen.push(['canceled', r, d, lost]));
     rec.on('sessionStopped', () => seen.push(['sessionStopped']));
     await rec.start();
     expect(sdk.made.started).toBe(1);
     const r = sdk.recognizer();
-    r.recognizing?.(null, { result: { text: 'where is' } });
+    // Offsets are 100-ns ticks into the recognizer's audio; one missing counts as 0.
+    r.recognizing?.(null, { result: { text: 'where is', offset: 12_000_000 } });
     r.recognized?.(null, { result: { text: ' where is the nearest store ', reason: 3 } });
     r.recognized?.(null, { result: { text: '', reason: 0 } });
     r.canceled?.(null, { reason: 0, errorCode: 4, errorDetails: 'websocket closed' });
@@ -155,8 +156,8 @@ describe('createRecognizer', () => {
     r.canceled?.(null, { reason: 1, errorDetails: '' });
     r.sessionStopped?.(null, {});
     expect(seen).toEqual([
-      ['recognizing', 'where is'],
-      ['recognized', 'where is the nearest store'],
+      ['recognizing', 'where is', 1200],
+      ['recognized', 'where is the nearest store', 0],
       // ConnectionFailure is the connection's fault; AuthenticationFailure is the settings'.
       ['canceled', 'error', 'websocket closed', true],
       ['canceled', 'error', 'unauthorized', false],

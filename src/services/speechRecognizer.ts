@@ -37,8 +37,9 @@ export interface RecognizerConfig {
 export type CancelReason = 'error' | 'endOfStream';
 
 export interface RecognizerEventMap {
-  recognizing: (text: string) => void;
-  recognized: (text: string) => void;
+  /** `offsetMs`: where the phrase starts in the audio this recognizer was written (its stream's time). */
+  recognizing: (text: string, offsetMs: number) => void;
+  recognized: (text: string, offsetMs: number) => void;
   /** `connectionLost`: the service could not be reached or stopped answering (not a settings problem). */
   canceled: (reason: CancelReason, errorDetails: string, connectionLost: boolean) => void;
   sessionStopped: () => void;
@@ -129,12 +130,12 @@ export async function createRecognizer(
 
   recognizer.recognizing = (_sender, event) => {
     const text = event.result.text ?? '';
-    if (text) listeners.recognizing.forEach((l) => l(text));
+    if (text) listeners.recognizing.forEach((l) => l(text, offsetMsOf(event.result.offset)));
   };
   recognizer.recognized = (_sender, event) => {
     const text = (event.result.text ?? '').trim();
     if (event.result.reason === sdk.ResultReason.RecognizedSpeech && text) {
-      listeners.recognized.forEach((l) => l(text));
+      listeners.recognized.forEach((l) => l(text, offsetMsOf(event.result.offset)));
     } else {
       log.debug('segment without text', { reason: event.result.reason });
     }
@@ -182,4 +183,9 @@ export async function createRecognizer(
       return stopping;
     },
   };
+}
+
+/** The SDK's offsets are 100-ns ticks from the start of the recognizer's audio; a missing one counts as 0. */
+function offsetMsOf(ticks: number | undefined): number {
+  return typeof ticks === 'number' && Number.isFinite(ticks) ? ticks / 10_000 : 0;
 }

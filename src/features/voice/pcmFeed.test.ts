@@ -32,6 +32,29 @@ describe('PCM feed', () => {
     expect(feed.handedOver).toBe(0);
   });
 
+  it("keeps a clock of the audio that came in, and says where on it each recognizer's audio starts", () => {
+    const feed = createPcmFeed(2);
+    const ms96 = new Int16Array(1536);
+    expect(feed.sinkStartMs).toBeNull();
+    [1, 2, 3].forEach(() => feed.write(ms96));
+    expect(feed.receivedMs).toBe(288);
+    // Two chunks held (the bound): the recognizer's first chunk is the second that came in.
+    const first = sink();
+    feed.attach(first.s);
+    expect(feed.sinkStartMs).toBe(96);
+    feed.write(ms96);
+    feed.detach(first.s);
+    expect(feed.sinkStartMs).toBeNull();
+    feed.setPaused(true);
+    feed.write(ms96);
+    feed.setPaused(false);
+    feed.write(ms96);
+    // Paused audio is not on the clock, as it never reaches a recognizer.
+    expect(feed.receivedMs).toBe(480);
+    feed.attach(sink().s);
+    expect(feed.sinkStartMs).toBe(384);
+  });
+
   it('holds at most the bound, dropping the oldest', () => {
     const feed = createPcmFeed(2);
     [1, 2, 3].forEach((n) => feed.write(chunk(n)));

@@ -17,6 +17,13 @@ export interface PcmFeed {
   readonly received: number;
   /** Chunks the last attach() handed over at once: the backlog the new sink starts with. */
   readonly handedOver: number;
+  /**
+   * The feed's clock: milliseconds of audio that came in (not paused) since the feed was
+   * made. Voice detection hears the same audio, so both can be placed on it.
+   */
+  readonly receivedMs: number;
+  /** Where on the feed's clock the current sink's audio starts (the first chunk it was written); null without a sink. */
+  readonly sinkStartMs: number | null;
   /** The pipeline's onPcm16. */
   write(pcm16: Int16Array): void;
   /** Sends what was held, then everything that follows, to `sink`. */
@@ -29,6 +36,9 @@ export interface PcmFeed {
   close(): void;
 }
 
+/** The feed carries 16 kHz PCM. */
+const SAMPLES_PER_MS = 16;
+
 /** 10 s of audio: more than any recognizer takes to connect; a bound on memory if it never does. */
 export const MAX_HELD_CHUNKS = 105;
 
@@ -39,6 +49,11 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
   let closed = false;
   let received = 0;
   let handedOver = 0;
+  let receivedMs = 0;
+  /** How much audio `held` carries (ms). */
+  let heldMs = 0;
+  let sinkStartMs: number | null = null;
+  const msOf = (pcm16: Int16Array) => pcm16.length / SAMPLES_PER_MS;
 
   return {
     get received() {
@@ -47,15 +62,23 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
     get handedOver() {
       return handedOver;
     },
+    get receivedMs() {
+      return receivedMs;
+    },
+    get sinkStartMs() {
+      return sinkStartMs;
+    },
     write(pcm16) {
       if (closed || paused) return;
       received += 1;
+      receivedMs += msOf(pcm16);
       if (sink) {
         sink.write(pcm16);
         return;
       }
       held.push(pcm16);
-      if (held.length > maxHeld) held.splice(0, held.length - maxHeld);
+      heldMs += msOf(pcm16);
+      if (held.length > maxHeld) held.splice(0, held.length - maxHeld).forEach((dropped) => (heldMs -= msOf(dropped)));
     },
     attach(next) {
       if (closed) return;
@@ -63,20 +86,30 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       const pending = held;
       held = [];
       handedOver = pending.length;
+      sinkStartMs = receivedMs - heldMs;
+      heldMs = 0;
       for (const chunk of pending) next.write(chunk);
     },
     detach(old) {
       // A recognizer closing after its successor was attached must not cut the successor off.
-      if (sink === old) sink = null;
+      if (sink === old) {
+        sink = null;
+        sinkStartMs = null;
+      }
     },
     setPaused(value) {
       paused = value;
-      if (paused) held = [];
+      if (paused) {
+        held = [];
+        heldMs = 0;
+      }
     },
     close() {
       closed = true;
       sink = null;
+      sinkStartMs = null;
       held = [];
+      heldMs = 0;
     },
   };
 }

@@ -16,9 +16,13 @@ export type VoiceEvent =
   /** Another app took the page's audio (an iOS phone call, Siri), or the browser suspended it; then it came back. */
   | { type: 'audioLost'; state: string }
   | { type: 'audioBack' }
-  /** `recognizer` tells a restarted recognizer's events from its predecessor's. */
-  | { type: 'recognizing'; text: string; recognizer: number }
-  | { type: 'recognized'; text: string; recognizer: number }
+  /**
+   * `recognizer` tells a restarted recognizer's events from its predecessor's. `atMs`: where
+   * the phrase starts in the call's audio (the PCM feed's clock, features/voice/pcmFeed.ts),
+   * when the recognizer's place on that clock is known.
+   */
+  | { type: 'recognizing'; text: string; recognizer: number; atMs?: number }
+  | { type: 'recognized'; text: string; recognizer: number; atMs?: number }
   /** `connectionLost`: the speech service could not be reached (not its settings). */
   | { type: 'recognizerFailed'; details: string; recognizer: number; connectionLost: boolean };
 
@@ -26,8 +30,11 @@ export interface VoiceEvents {
   readonly channel: EventChannel<VoiceEvent>;
   /** The pipeline options that report into the channel. */
   readonly pipelineCallbacks: Pick<VoicePipelineOptions, 'onSpeechStart' | 'onSpeechEnd' | 'onMisfire' | 'onError' | 'onAudioLost' | 'onAudioBack'>;
-  /** Reports `recognizer`'s words and failures, tagged with `id`; returns the unsubscribe. */
-  listen(recognizer: Recognizer, id: number): () => void;
+  /**
+   * Reports `recognizer`'s words and failures, tagged with `id`; returns the unsubscribe.
+   * `startMs()` says where the recognizer's audio starts on the feed's clock (null: not yet).
+   */
+  listen(recognizer: Recognizer, id: number, startMs?: () => number | null): () => void;
   /** Reports a failure found outside the pipeline and the recognizer (e.g. a recognizer that could not start). */
   emit(event: VoiceEvent): void;
   close(): void;
@@ -58,10 +65,14 @@ export function createVoiceEvents(): VoiceEvents {
       onAudioLost: (state) => emit({ type: 'audioLost', state }),
       onAudioBack: () => emit({ type: 'audioBack' }),
     },
-    listen(recognizer, id) {
+    listen(recognizer, id, startMs = () => null) {
+      const at = (offsetMs: number) => {
+        const start = startMs();
+        return start === null ? {} : { atMs: start + offsetMs };
+      };
       const offs = [
-        recognizer.on('recognizing', (text) => emit({ type: 'recognizing', text, recognizer: id })),
-        recognizer.on('recognized', (text) => emit({ type: 'recognized', text, recognizer: id })),
+        recognizer.on('recognizing', (text, offsetMs) => emit({ type: 'recognizing', text, recognizer: id, ...at(offsetMs) })),
+        recognizer.on('recognized', (text, offsetMs) => emit({ type: 'recognized', text, recognizer: id, ...at(offsetMs) })),
         recognizer.on('canceled', (reason, details, connectionLost) => {
           // endOfStream is the normal end of a push stream we closed ourselves.
           if (reason === 'error') emit({ type: 'recognizerFailed', details, recognizer: id, connectionLost });

@@ -94,8 +94,11 @@ export class FakeRecognizer implements Recognizer {
     sessionStopped: new Set(),
   };
   readonly start = vi.fn(() => Promise.resolve());
-  readonly write = vi.fn(() => {
+  /** Audio written so far (ms, 16 kHz): a phrase starts here unless told otherwise. */
+  writtenMs = 0;
+  readonly write = vi.fn((pcm16: Int16Array) => {
     this.writes += 1;
+    this.writtenMs += pcm16.length / 16;
   });
   readonly stop = vi.fn((options?: { drainMs?: number }) => {
     this.stops.push(options ?? {});
@@ -118,11 +121,12 @@ export class FakeRecognizer implements Recognizer {
   listenerCount(): number {
     return Object.values(this.listeners).reduce((n, set) => n + set.size, 0);
   }
-  partial(text: string): void {
-    this.listeners.recognizing.forEach((l) => l(text));
+  /** `offsetMs`: where the phrase starts in this recognizer's audio; by default where its audio is now. */
+  partial(text: string, offsetMs = this.writtenMs): void {
+    this.listeners.recognizing.forEach((l) => l(text, offsetMs));
   }
-  final(text: string): void {
-    this.listeners.recognized.forEach((l) => l(text));
+  final(text: string, offsetMs = this.writtenMs): void {
+    this.listeners.recognized.forEach((l) => l(text, offsetMs));
   }
   fail(details = 'service error', connectionLost = false): void {
     this.listeners.canceled.forEach((l) => l('error', details, connectionLost));
