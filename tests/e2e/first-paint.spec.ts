@@ -13,6 +13,7 @@ import type { Request, Route } from '@playwright/test';
 import { expect, test } from './support/test.ts';
 import { COMPRESSIBLE, MIN_BYTES } from '../../scripts/precompress.ts';
 import { chunksHolding, liveChunkFiles } from '../support/chunks.ts';
+import { AFTER_PAINT_MAX_MS } from '../../src/services/afterPaint.ts';
 import { REPO_ROOT } from '../support/standin.ts';
 import { setFaults } from './support/standin.ts';
 import { alertBox, cancelButton, cancelDeliberately, expectLive, expectPreSession, openHome, startButton, text, endChat } from './support/app.ts';
@@ -107,22 +108,25 @@ test('Start chat’s tap paints its connecting state before the start’s reques
   // The start is held in its stream phase, so Cancel finds it connecting however fast the machine.
   await setFaults(request, 'stream-never-active');
   await page.addInitScript(() => {
-    const w = window as unknown as { __order: string[] };
+    const w = window as unknown as { __order: { what: string; at: number }[] };
     w.__order = [];
+    const mark = (what: string) => w.__order.push({ what, at: performance.now() });
     const fetch = window.fetch.bind(window);
     window.fetch = (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
-      if (url.endsWith('/get/route')) w.__order.push('route requested');
+      if (url.endsWith('/get/route')) mark('route requested');
       return fetch(input, init);
     };
     // The frame after the tap: what it paints is what React committed in the tap.
     document.addEventListener(
       'click',
-      () =>
+      () => {
+        mark('tap');
         requestAnimationFrame(() => {
           const cancel = Array.from(document.querySelectorAll('button')).some((b) => b.textContent?.trim() === 'Cancel');
-          w.__order.push(cancel ? 'frame with Cancel' : 'frame without Cancel');
-        }),
+          mark(cancel ? 'frame with Cancel' : 'frame without Cancel');
+        });
+      },
       { capture: true },
     );
   });
@@ -130,7 +134,15 @@ test('Start chat’s tap paints its connecting state before the start’s reques
   const tappedAt = Date.now();
   await startButton(page).click();
   await expect(cancelButton(page)).toBeVisible();
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __order: string[] }).__order)).toEqual(['frame with Cancel', 'route requested']);
+  const order = () => page.evaluate(() => (window as unknown as { __order: { what: string; at: number }[] }).__order);
+  await expect.poll(async () => (await order()).map((m) => m.what).sort()).toEqual(['frame with Cancel', 'route requested', 'tap']);
+  // The requests wait for the tap's paint, or AFTER_PAINT_MAX_MS when no frame comes that
+  // soon (a busy machine's compositor can take longer): never before either.
+  const marks = await order();
+  const at = (what: string) => marks.find((m) => m.what === what)!.at;
+  const waitedForPaint = at('route requested') >= at('frame with Cancel');
+  const waitedTheBound = at('route requested') - at('tap') >= AFTER_PAINT_MAX_MS - 1;
+  expect(waitedForPaint || waitedTheBound, `the route was requested before the tap's paint and within ${AFTER_PAINT_MAX_MS} ms: ${JSON.stringify(marks)}`).toBe(true);
   await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
   await cancelDeliberately(page, tappedAt);
   await expectPreSession(page);
