@@ -59,6 +59,18 @@ async function assetUrl(page: Page, path: string) {
   return new URL(path, page.url()).href;
 }
 
+/** Resolves after `count` animation frames of the page have run. */
+async function frames(page: Page, count: number) {
+  await page.evaluate(
+    (n) =>
+      new Promise<void>((done) => {
+        const step = (left: number) => (left === 0 ? done() : requestAnimationFrame(() => step(left - 1)));
+        step(n);
+      }),
+    count,
+  );
+}
+
 async function atBottom(log: Locator) {
   return log.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 2);
 }
@@ -178,6 +190,10 @@ test('back to bottom: shown when scrolled up, no jump while reading, and it take
   for (let i = 0; i < 5; i += 1) await say(request, { image_url: image, related: [`question number ${i}`] });
   await expect(chatLog(page).getByRole('button', { name: 'question number 4' })).toBeVisible({ timeout: REPLY_MS });
   const log = chatLog(page);
+  // The suggestions join the reply already shown (no new message), so the log
+  // follows that growth in the next frame's resize observation, before it is
+  // painted: two frames later it must be at the bottom.
+  await frames(page, 2);
   expect(await atBottom(log)).toBe(true);
   await expect(page.getByRole('button', { name: 'Back to bottom' })).toBeHidden();
 
@@ -199,7 +215,7 @@ test('back to bottom: shown when scrolled up, no jump while reading, and it take
   // Bounded by a named event: the new reply is rendered whole (its last part, the
   // suggestion, shows), then three frames pass, in which a follow-the-bottom scroll
   // (run on the newest message's commit) would have started.
-  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
+  await frames(page, 3);
   expect(await page.evaluate(() => (window as { __logScrolls?: number[] }).__logScrolls)).toEqual([]);
   expect(await log.evaluate((el) => el.scrollTop)).toBe(0);
   await expect(back).toBeVisible();
