@@ -119,6 +119,22 @@ describe('DetectorKeeper', () => {
     expect(create).toHaveBeenCalledTimes(1);
   });
 
+  it('a release while the detector of a call comes back still loading stops that load, and one coming back once released goes too', async () => {
+    const { create } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    keeper.take();
+    const abandon = new AbortController();
+    keeper.give(deferred<undefined>().promise, abandon);
+    expect(abandon.signal.aborted).toBe(false);
+    await keeper.release();
+    expect(abandon.signal.aborted).toBe(true);
+    // Given back after release: no one will take it, so its load stops at once.
+    const late = new AbortController();
+    keeper.give(deferred<undefined>().promise, late);
+    expect(late.signal.aborted).toBe(true);
+  });
+
   it('a release during loading disposes the detector at once, without waiting for the load', async () => {
     const { create, made } = fakeVads();
     const keeper = new DetectorKeeper(create);

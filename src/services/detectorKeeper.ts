@@ -22,8 +22,8 @@ const log = createLogger('voice');
 interface Kept {
   /** Resolves once loaded or back from its call; null if it could not load or come back (it is disposed then). */
   ready: Promise<WarmVoice | null>;
-  /** For one still loading: disposes it at once. Absent for one coming back from a call, disposed when it is back. */
-  disposeNow?: () => Promise<void>;
+  /** Disposes it, stopping a load it is still in; one coming back from a call is disposed once back, unwaited. */
+  disposeNow: () => Promise<void>;
 }
 
 export class DetectorKeeper {
@@ -77,9 +77,10 @@ export class DetectorKeeper {
 
   /**
    * A call is over, or is stopping: its detector (if it kept one), or the promise of it, is
-   * kept for the next call, or disposed once it is back.
+   * kept for the next call, or disposed once it is back. `abandon` is the controller the
+   * call's stop was given: aborting it stops a load the detector is still in.
    */
-  give(warm: WarmVoice | void | Promise<WarmVoice | void>): void {
+  give(warm: WarmVoice | void | Promise<WarmVoice | void>, abandon?: AbortController): void {
     this.lent = Math.max(0, this.lent - 1);
     if (!warm) return;
     const keep = this.open && !this.kept;
@@ -92,19 +93,23 @@ export class DetectorKeeper {
       (back) => back ?? null,
       () => null,
     );
-    if (keep) this.kept = { ready };
-    else void ready.then((back) => back?.dispose());
+    // Nothing waits for it to come back: the load stops at once, and the worker goes once back.
+    const disposeNow = async () => {
+      abandon?.abort(new DOMException('the detector is no longer wanted', 'AbortError'));
+      void ready.then((back) => back?.dispose());
+    };
+    if (keep) this.kept = { ready, disposeNow };
+    else void disposeNow();
   }
 
   /**
-   * The session is over: the kept detector is disposed, at once even if still loading; one
-   * still coming back from its call is disposed when it is back.
+   * The session is over: the kept detector is disposed, at once even if still loading,
+   * whether it was loaded for the session or is still coming back from a call.
    */
   async release(): Promise<void> {
     this.open = false;
     const kept = this.kept;
     this.kept = null;
-    if (kept?.disposeNow) await kept.disposeNow();
-    else if (kept) void kept.ready.then((back) => back?.dispose());
+    await kept?.disposeNow();
   }
 }

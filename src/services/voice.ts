@@ -110,8 +110,9 @@ export function createVoiceService(
     // stop() hands the detector back for the next call; once, however often it is called.
     // The keeper has it from the moment the stop starts: a call started meanwhile waits for it.
     return callOf(pipeline, () => {
-      const returning = pipeline.stop({ keepWarm: true });
-      keeper.give(returning);
+      const abandon = new AbortController();
+      const returning = pipeline.stop({ keepWarm: true, abandon: abandon.signal });
+      keeper.give(returning, abandon);
       return returning.then(() => undefined);
     });
   };

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { VadEvent } from '../workers/protocol.ts';
 import type { VadClient } from '../workers/vad.client.ts';
 import { allReleased, fakeBrowser } from './testing/fakeBrowser.ts';
+import type { VoicePipeline, WarmVoice } from './voicePipeline.ts';
 import {
   browserVoiceDeps,
   micErrorKind,
@@ -19,6 +20,14 @@ const settle = () => new Promise((r) => setTimeout(r, 10));
 afterEach(() => {
   vi.useRealTimers();
 });
+
+
+/** Stops a call keeping its detector, which must come back. */
+async function keptBack(pipeline: VoicePipeline): Promise<WarmVoice> {
+  const warm = await pipeline.stop({ keepWarm: true });
+  if (!warm) throw new Error('the detector did not come back');
+  return warm;
+}
 
 describe('startVoicePipeline', () => {
   it('asks for the spec microphone, loads the worklet and hands it the recognizer port, then the VAD port once the detector has loaded', async () => {
@@ -141,6 +150,18 @@ describe('startVoicePipeline', () => {
     expect(await stopping).toMatchObject({ vad: b.vads[1] });
     expect(await kept.detecting).toBe(false);
     expect(b.vads[1]?.adopted).toHaveLength(0);
+  });
+
+  it('a call stopped keeping its detector still loading: `abandon` stops that load, and nothing comes back', async () => {
+    const b = fakeBrowser({ vadReady: new Promise(() => {}) });
+    const pipeline = await startVoicePipeline({}, b.deps);
+    const abandon = new AbortController();
+    const stopping = pipeline.stop({ keepWarm: true, abandon: abandon.signal });
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 1, nodes: 0 });
+    abandon.abort();
+    expect(await stopping).toBeUndefined();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 
   it('passes VAD events and recognizer PCM to the callbacks', async () => {
@@ -506,7 +527,7 @@ describe('startVoicePipeline', () => {
   it('a call stopped while the handed-over VAD still loads does not wait for it; the VAD is disposed when it arrives', async () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
-    const kept = await first.stop({ keepWarm: true });
+    const kept = await keptBack(first);
     let loaded!: (w: typeof kept) => void;
     const second = await startVoicePipeline({ warm: new Promise((r) => (loaded = r)) }, b.deps);
     await second.stop();
@@ -529,7 +550,7 @@ describe('startVoicePipeline', () => {
     vi.useFakeTimers();
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
-    const kept = await first.stop({ keepWarm: true });
+    const kept = await keptBack(first);
     b.vads[0]!.reset = () => new Promise(() => {});
     const starting = startVoicePipeline({ warm: kept }, b.deps);
     await vi.advanceTimersByTimeAsync(WARM_ANSWER_TIMEOUT_MS + 100);
@@ -547,7 +568,7 @@ describe('startVoicePipeline', () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
     await first.detecting;
-    const kept = await first.stop({ keepWarm: true });
+    const kept = await keptBack(first);
     let answerLate: () => void = () => {};
     b.vads[0]!.reset = () => new Promise<void>((resolve) => (answerLate = resolve));
     const starting = startVoicePipeline({ warm: kept }, b.deps);
@@ -576,6 +597,7 @@ describe('startVoicePipeline', () => {
     const stopping = first.stop({ keepWarm: true });
     await vi.advanceTimersByTimeAsync(WORKER_CALL_TIMEOUT_MS + 1100);
     const kept = await stopping;
+    if (!kept) throw new Error('the detector did not come back');
     expect(kept).toMatchObject({ vad: b.vads[0] });
     b.vads[0]!.reset = () => late(undefined);
     const starting = startVoicePipeline({ warm: kept as NonNullable<typeof kept> }, b.deps);
@@ -591,7 +613,7 @@ describe('startVoicePipeline', () => {
   it('captures from the moment the microphone opens while a handed-over VAD still loads: the recognizer hears that time, the VAD the audio after it joins', async () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
-    const kept = await first.stop({ keepWarm: true });
+    const kept = await keptBack(first);
     let loaded!: (w: typeof kept) => void;
     const pcm: number[][] = [];
     const second = await startVoicePipeline({ warm: new Promise((r) => (loaded = r)), onPcm16: (p) => pcm.push(Array.from(p)) }, b.deps);
@@ -616,7 +638,7 @@ describe('startVoicePipeline', () => {
   it('takes over a VAD still loading once it has loaded, and makes its own if it could not load', async () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
-    const kept = await first.stop({ keepWarm: true });
+    const kept = await keptBack(first);
     let loaded!: (w: typeof kept) => void;
     const second = await startVoicePipeline({ warm: new Promise((r) => (loaded = r)) }, b.deps);
     let joined = false;
@@ -639,7 +661,7 @@ describe('startVoicePipeline', () => {
     const b = fakeBrowser();
     const first = await startVoicePipeline({}, b.deps);
     await first.setThresholds({ positiveSpeechThreshold: 0.98 });
-    const warm = await first.stop({ keepWarm: true });
+    const warm = await keptBack(first);
     expect(allReleased(b.live)).toMatchObject({ contexts: 0, tracks: 0, vads: 1 });
     const second = await startVoicePipeline({ warm }, b.deps);
     expect(await second.detecting).toBe(true);

@@ -102,7 +102,7 @@ export async function startVoicePipeline(
       vad = null;
       warmPending = false;
       const detector = loadDetector({ made, warm, vadOptions: options.vadOptions, deps, signal: abort.signal });
-      wired.join({ detector, abort: (reason) => abort.abort(reason) });
+      wired.join({ detector, loading: abort });
     }
     return wired.pipeline;
   } catch (err) {

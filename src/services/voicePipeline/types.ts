@@ -99,10 +99,14 @@ export interface VoicePipeline {
    * one. Returns whether the gate now has the avatar's audio (false without a gate).
    */
   setFarEnd(stream: MediaStream | null): boolean;
-  /** Releases everything; with keepWarm the VAD worker survives and is returned. */
+  /**
+   * Releases everything; with keepWarm the VAD worker survives and is returned (void if it
+   * could not load or answer). A detector still loading is returned once loaded, unless
+   * `abandon` aborts first: its load then stops.
+   */
   stop(): Promise<void>;
-  stop(options: { keepWarm: true }): Promise<WarmVoice>;
-  stop(options?: { keepWarm?: boolean }): Promise<WarmVoice | void>;
+  stop(options: { keepWarm: true; abandon?: AbortSignal }): Promise<WarmVoice | void>;
+  stop(options?: { keepWarm?: boolean; abandon?: AbortSignal }): Promise<WarmVoice | void>;
 }
 
 /** The browser, injectable so the wiring is tested without one. */

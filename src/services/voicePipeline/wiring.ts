@@ -38,8 +38,12 @@ interface WireArgs {
 /** A detector on its way to the call: it resolves once its model is loaded. */
 export interface JoiningDetector {
   readonly detector: Promise<VadClient>;
-  /** Stops a load still under way (a call stopped without keeping its detector). */
-  abort(reason: unknown): void;
+  /**
+   * Aborting it stops a load still under way (a call stopped without keeping its
+   * detector, or kept for a session that ended first). A controller, not a closure: a
+   * stopped call waiting for its detector then holds nothing of the call.
+   */
+  readonly loading: AbortController;
 }
 
 /**
@@ -123,13 +127,15 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
 
   /** Aborted when the call stops: the wait for a detector still loading ends at once. */
   const stopping = new AbortController();
-  const stop = (stopOptions?: { keepWarm?: boolean }): Promise<WarmVoice | void> => {
+  const stop = (stopOptions?: { keepWarm?: boolean; abandon?: AbortSignal }): Promise<WarmVoice | void> => {
     stopping.abort(new DOMException('the call stopped', 'AbortError'));
     stopped ??= release().then(() => {
       // Kept, a detector still loading is handed back loading (the next call needs it
-      // loaded); otherwise its load stops.
-      if (!vad && joining && !stopOptions?.keepWarm) joining.abort(new DOMException('the call stopped', 'AbortError'));
-      return handBack(vad ?? joining?.detector ?? null, !!stopOptions?.keepWarm && !vadBroken);
+      // loaded) unless `abandon` says no one will; otherwise its load stops.
+      const keep = !!stopOptions?.keepWarm && !vadBroken;
+      const loading = !vad && joining ? joining.loading : null;
+      if (loading && !keep) loading.abort(new DOMException('the call stopped', 'AbortError'));
+      return handBack(vad ?? joining?.detector ?? null, keep, keep ? loading : null, stopOptions?.abandon);
     });
     return stopped;
   };
@@ -208,8 +214,20 @@ export function wire({ options, deps, context, stream, cleanup, release }: WireA
  * A stopped call's detector, loaded or still loading: kept (paused, for the next call) or
  * disposed. Outside wire() so that, waiting for a load, it holds nothing of the call.
  */
-async function handBack(detector: VadClient | Promise<VadClient> | null, keep: boolean): Promise<WarmVoice | void> {
+async function handBack(
+  detector: VadClient | Promise<VadClient> | null,
+  keep: boolean,
+  loading: AbortController | null,
+  abandon: AbortSignal | undefined,
+): Promise<WarmVoice | void> {
+  // Kept while still loading: `abandon` (the session ended first) stops the load.
+  const stopLoad = () => loading?.abort(new DOMException('the detector is no longer wanted', 'AbortError'));
+  if (loading && abandon) {
+    if (abandon.aborted) stopLoad();
+    else abandon.addEventListener('abort', stopLoad, { once: true });
+  }
   const loaded = await Promise.resolve(detector).catch(() => null);
+  abandon?.removeEventListener('abort', stopLoad);
   if (!loaded) return;
   if (!keep) return loaded.dispose();
   // Nothing reaches it until the next call hands it a frame port. A worker that does not
