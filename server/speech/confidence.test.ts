@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFiller, loudFrames, parseHypseg, unexplainedSpeechFrames } from './confidence.ts';
+import { BACKGROUND_DB, isFiller, loudFrames, parseHypseg, unexplainedSpeechFrames } from './confidence.ts';
 import { silence, tone } from './testing.ts';
 
 function pcm(...parts: Buffer[]): Int16Array {
@@ -39,5 +39,14 @@ describe('grammar confidence', () => {
     expect(unexplainedSpeechFrames(audio, [...words, { word: '<sil>', start: 50, end: 130 }])).toBe(60);
     expect(unexplainedSpeechFrames(audio, words)).toBe(60);
     expect(unexplainedSpeechFrames(audio, [...words, { word: '<sil>', start: 50, end: 70 }, { word: 'there', start: 70, end: 130 }])).toBe(0);
+  });
+
+  it('does not count background far below the speech, such as the echo of the avatar at -25 dB after a question, but counts it within 20 dB', () => {
+    const words = [{ word: 'store', start: 20, end: 70 }];
+    const echoAfter = (db: number) => pcm(silence(200), tone(500), tone(600, Math.round(8000 * 10 ** (db / 20))));
+    // Loud against the utterance's silence floor either way: only the margin below the speech decides.
+    expect(loudFrames(echoAfter(-25)).filter(Boolean)).toHaveLength(110);
+    expect(unexplainedSpeechFrames(echoAfter(-25), words)).toBe(0);
+    expect(unexplainedSpeechFrames(echoAfter(-(BACKGROUND_DB - 5)), words)).toBe(60);
   });
 });

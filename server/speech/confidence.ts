@@ -36,19 +36,47 @@ export function parseHypseg(line: string): HypSegment[] {
   return segments;
 }
 
-/** Loud 10 ms frames of the utterance, relative to its own quietest tenth. */
-export function loudFrames(pcm: Int16Array): boolean[] {
+/**
+ * Audio this far below the utterance's speech (its loudest twentieth of frames) is
+ * background, not speech a hypothesis must explain: the avatar's own voice left in the
+ * microphone at -25 dB by an echo canceller, a room. A recognizer hears a question over it
+ * (20 dB is a clean signal-to-noise ratio for speech recognition).
+ */
+export const BACKGROUND_DB = 20;
+
+function frameEnergies(pcm: Int16Array): number[] {
   const energies: number[] = [];
   for (let at = 0; at + FRAME <= pcm.length; at += FRAME) energies.push(frameEnergyDb(pcm.subarray(at, at + FRAME)));
-  const sorted = [...energies].sort((a, b) => a - b);
-  const floor = sorted[Math.floor(sorted.length / 10)] ?? -90;
-  const threshold = Math.max(-50, floor + 12);
+  return energies;
+}
+
+/** The energy (dB) below which `fraction` of the frames lie. */
+function quantile(sorted: number[], fraction: number): number | undefined {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
+}
+
+/** Loud 10 ms frames of the utterance, relative to its own quietest tenth. */
+export function loudFrames(pcm: Int16Array): boolean[] {
+  const energies = frameEnergies(pcm);
+  const threshold = loudThreshold([...energies].sort((a, b) => a - b));
   return energies.map((e) => e > threshold);
 }
 
-/** Loud frames that fall in filler segments or after the last segment. */
+function loudThreshold(sorted: number[]): number {
+  return Math.max(-50, (quantile(sorted, 0.1) ?? -90) + 12);
+}
+
+/** Loud frames that are also within BACKGROUND_DB of the utterance's speech. */
+export function foregroundFrames(pcm: Int16Array): boolean[] {
+  const energies = frameEnergies(pcm);
+  const sorted = [...energies].sort((a, b) => a - b);
+  const threshold = Math.max(loudThreshold(sorted), (quantile(sorted, 0.95) ?? 0) - BACKGROUND_DB);
+  return energies.map((e) => e > threshold);
+}
+
+/** Foreground frames that fall in filler segments or after the last segment. */
 export function unexplainedSpeechFrames(pcm: Int16Array, segments: HypSegment[]): number {
-  const loud = loudFrames(pcm);
+  const loud = foregroundFrames(pcm);
   const explained = new Array<boolean>(loud.length).fill(false);
   for (const seg of segments) {
     if (isFiller(seg.word)) continue;
