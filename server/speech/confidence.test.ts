@@ -46,7 +46,16 @@ describe('grammar confidence', () => {
     const echoAfter = (db: number) => pcm(silence(200), tone(500), tone(600, Math.round(8000 * 10 ** (db / 20))));
     // Loud against the utterance's silence floor either way: only the margin below the speech decides.
     expect(loudFrames(echoAfter(-25)).filter(Boolean)).toHaveLength(110);
-    expect(unexplainedSpeechFrames(echoAfter(-25), words)).toBe(0);
+    // Only its first 100 ms, next to the speech, counts: 10 frames of the 60.
+    expect(unexplainedSpeechFrames(echoAfter(-25), words)).toBe(10);
     expect(unexplainedSpeechFrames(echoAfter(-(BACKGROUND_DB - 5)), words)).toBe(60);
+  });
+
+  it('counts quiet speech next to loud speech: a word 30 dB down between two loud ones is not background', () => {
+    const quiet = Math.round(8000 * 10 ** (-30 / 20));
+    // Loud, quiet for 150 ms, loud: only the quiet frames more than 100 ms from the loud ones are left out.
+    const audio = pcm(silence(200), tone(500), tone(150, quiet), tone(500));
+    expect(unexplainedSpeechFrames(audio, [{ word: 'store', start: 20, end: 70 }, { word: '<sil>', start: 70, end: 85 }, { word: 'here', start: 85, end: 135 }])).toBe(15);
+    expect(unexplainedSpeechFrames(audio, [{ word: 'store', start: 20, end: 70 }])).toBe(65);
   });
 });

@@ -37,12 +37,15 @@ export function parseHypseg(line: string): HypSegment[] {
 }
 
 /**
- * Audio this far below the utterance's speech (its loudest twentieth of frames) is
- * background, not speech a hypothesis must explain: the avatar's own voice left in the
- * microphone at -25 dB by an echo canceller, a room. A recognizer hears a question over it
- * (20 dB is a clean signal-to-noise ratio for speech recognition).
+ * Audio this far below the speech a hypothesis explains (the loudest twentieth of its
+ * words' frames) is background, not speech it must explain: the avatar's own voice left in
+ * the microphone at -25 dB by an echo canceller, a room. A recognizer hears a question over
+ * it (20 dB is a clean signal-to-noise ratio for speech recognition).
  */
 export const BACKGROUND_DB = 20;
+
+/** Frames either side (100 ms) whose loudest decides whether a frame is near speech. */
+const NEIGHBOURHOOD = 10;
 
 function frameEnergies(pcm: Int16Array): number[] {
   const energies: number[] = [];
@@ -50,37 +53,43 @@ function frameEnergies(pcm: Int16Array): number[] {
   return energies;
 }
 
-/** The energy (dB) below which `fraction` of the frames lie. */
+/** The energy (dB) below which `fraction` of the (sorted) frames lie. */
 function quantile(sorted: number[], fraction: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
 }
 
-/** Loud 10 ms frames of the utterance, relative to its own quietest tenth. */
-export function loudFrames(pcm: Int16Array): boolean[] {
-  const energies = frameEnergies(pcm);
-  const threshold = loudThreshold([...energies].sort((a, b) => a - b));
-  return energies.map((e) => e > threshold);
-}
+const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 function loudThreshold(sorted: number[]): number {
   return Math.max(-50, (quantile(sorted, 0.1) ?? -90) + 12);
 }
 
-/** Loud frames that are also within BACKGROUND_DB of the utterance's speech. */
-export function foregroundFrames(pcm: Int16Array): boolean[] {
+/** Loud 10 ms frames of the utterance, relative to its own quietest tenth. */
+export function loudFrames(pcm: Int16Array): boolean[] {
   const energies = frameEnergies(pcm);
-  const sorted = [...energies].sort((a, b) => a - b);
-  const threshold = Math.max(loudThreshold(sorted), (quantile(sorted, 0.95) ?? 0) - BACKGROUND_DB);
+  const threshold = loudThreshold(ascending(energies));
   return energies.map((e) => e > threshold);
 }
 
-/** Foreground frames that fall in filler segments or after the last segment. */
+/**
+ * Loud frames that fall in filler segments or after the last segment, and are near speech:
+ * within BACKGROUND_DB of the speech the words explain, or within 100 ms of a frame that is.
+ * A quiet consonant or word next to speech still counts; a stretch of background does not.
+ */
 export function unexplainedSpeechFrames(pcm: Int16Array, segments: HypSegment[]): number {
-  const loud = foregroundFrames(pcm);
-  const explained = new Array<boolean>(loud.length).fill(false);
+  const energies = frameEnergies(pcm);
+  const explained = new Array<boolean>(energies.length).fill(false);
   for (const seg of segments) {
     if (isFiller(seg.word)) continue;
-    for (let f = Math.max(0, seg.start); f < Math.min(loud.length, seg.end); f++) explained[f] = true;
+    for (let f = Math.max(0, seg.start); f < Math.min(energies.length, seg.end); f++) explained[f] = true;
   }
-  return loud.filter((isLoud, f) => isLoud && !explained[f]).length;
+  const all = ascending(energies);
+  const loud = loudThreshold(all);
+  const words = ascending(energies.filter((_, f) => explained[f]));
+  const speech = (quantile(words, 0.95) ?? quantile(all, 0.95) ?? 0) - BACKGROUND_DB;
+  const nearSpeech = (f: number) => {
+    for (let n = Math.max(0, f - NEIGHBOURHOOD); n <= Math.min(energies.length - 1, f + NEIGHBOURHOOD); n++) if (energies[n]! > speech) return true;
+    return false;
+  };
+  return energies.filter((e, f) => !explained[f] && e > loud && nearSpeech(f)).length;
 }

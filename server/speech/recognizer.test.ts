@@ -107,6 +107,22 @@ describe('pocketsphinx recognizer', () => {
     expect(questions('en')).not.toContain(result.text);
   });
 
+  it('falls back to the language model for a question with words of its own after it, at the same level', async () => {
+    const result = await recognizer.decode(speak('where is the nearest store in paris', dir), 'final', signal);
+    expect(result.source).toBe('lm');
+    expect(result.text).not.toBe('where is the nearest store');
+  });
+
+  it('keeps the question of the grammar when the echo of the avatar at -25 dB runs on after it', async () => {
+    const question = speak('where is the nearest store', dir);
+    const echo = speak('the first floor has clothing for women and men', dir);
+    const gain = 10 ** (-25 / 20);
+    const audio = new Int16Array(question.length + echo.length);
+    audio.set(question);
+    echo.forEach((sample, i) => (audio[question.length + i] = Math.round(sample * gain)));
+    expect(await recognizer.decode(audio, 'final', signal)).toEqual({ text: 'where is the nearest store', source: 'grammar' });
+  });
+
   it('decodes the start of a question as a prefix of it', async () => {
     const pcm = fixturePcm('q-nearest-store.wav');
     const result = await recognizer.decode(samples(pcm.subarray(0, 16_000 * 2 * 0.8)), 'partial', signal);
