@@ -39,13 +39,13 @@ describe('DetectorKeeper', () => {
     keeper.warm();
     expect(create).toHaveBeenCalledTimes(1);
     made[0]!.load();
-    const first = await keeper.take();
+    const first = await keeper.take()?.ready;
     expect(first?.vad).toBe(made[0]!.vad);
     // In a call: warming again makes nothing, the detector is coming back.
     keeper.warm();
     expect(create).toHaveBeenCalledTimes(1);
     keeper.give(first!);
-    const second = await keeper.take();
+    const second = await keeper.take()?.ready;
     expect(second?.vad).toBe(made[0]!.vad);
     keeper.give(second!);
     expect(made[0]!.disposed()).toBe(0);
@@ -59,7 +59,7 @@ describe('DetectorKeeper', () => {
     const keeper = new DetectorKeeper(create);
     keeper.warm();
     let taken: unknown = 'pending';
-    void keeper.take()?.then((w) => (taken = w));
+    void keeper.take()?.ready.then((w) => (taken = w));
     await Promise.resolve();
     expect(taken).toBe('pending');
     made[0]!.load();
@@ -73,7 +73,7 @@ describe('DetectorKeeper', () => {
     keeper.give();
     keeper.warm();
     made[0]!.fail();
-    expect(await keeper.take()).toBeNull();
+    expect(await keeper.take()?.ready).toBeNull();
     expect(made[0]!.disposed()).toBe(1);
   });
 
@@ -82,7 +82,7 @@ describe('DetectorKeeper', () => {
     const keeper = new DetectorKeeper(create);
     keeper.warm();
     made[0]!.load();
-    const lent = await keeper.take();
+    const lent = await keeper.take()?.ready;
     // A second call that made its own detector comes back first and is kept...
     const own = ownDetector();
     keeper.give(own.warm);
@@ -101,14 +101,14 @@ describe('DetectorKeeper', () => {
     const keeper = new DetectorKeeper(create);
     keeper.warm();
     made[0]!.load();
-    const lent = await keeper.take();
+    const lent = await keeper.take()?.ready;
     const back = deferred<typeof lent>();
     keeper.give(back.promise.then((w) => w ?? undefined));
     // The next call waits for it rather than making its own.
     const next = keeper.take();
     expect(next).not.toBeNull();
     back.resolve(lent);
-    expect((await next)?.vad).toBe(made[0]!.vad);
+    expect((await next?.ready)?.vad).toBe(made[0]!.vad);
     // Coming back again, but the session ends first: disposed when it is back.
     const again = deferred<typeof lent>();
     keeper.give(again.promise.then((w) => w ?? undefined));
@@ -133,6 +133,19 @@ describe('DetectorKeeper', () => {
     const late = new AbortController();
     keeper.give(deferred<undefined>().promise, late);
     expect(late.signal.aborted).toBe(true);
+  });
+
+  it('a call that will not take the detector handed to it cancels it: a load stops, a returning one is abandoned', async () => {
+    const { create, made } = fakeVads();
+    const keeper = new DetectorKeeper(create);
+    keeper.warm();
+    keeper.take()?.cancel();
+    expect(made[0]!.disposed()).toBe(1);
+    keeper.give();
+    const abandon = new AbortController();
+    keeper.give(deferred<undefined>().promise, abandon);
+    keeper.take()?.cancel();
+    expect(abandon.signal.aborted).toBe(true);
   });
 
   it('a release during loading disposes the detector at once, without waiting for the load', async () => {

@@ -26,6 +26,12 @@ interface Kept {
   disposeNow: () => Promise<void>;
 }
 
+/** A kept detector handed to a call. */
+export interface Handed {
+  readonly ready: Promise<WarmVoice | null>;
+  cancel(): void;
+}
+
 export class DetectorKeeper {
   /** The kept detector, loaded or loading. */
   private kept: Kept | null = null;
@@ -49,12 +55,13 @@ export class DetectorKeeper {
       return;
     }
     const warm: WarmVoice = { vad, dispose: () => vad.dispose() };
+    let cancelled = false;
     const kept: Kept = {
-      disposeNow: () => vad.dispose(),
+      disposeNow: () => ((cancelled = true), vad.dispose()),
       ready: vad.ready.then(
         () => warm,
         async (error: unknown) => {
-          if (this.open) log.warn('the voice detector could not be loaded ahead of a call', String(error));
+          if (this.open && !cancelled) log.warn('the voice detector could not be loaded ahead of a call', String(error));
           await vad.dispose();
           return null;
         },
@@ -66,13 +73,14 @@ export class DetectorKeeper {
   /**
    * For a call: the kept detector, as a promise because it may still be loading (it
    * resolves to null if it could not load), or null when none is kept: either way a call
-   * without one makes its own. Synchronous, so it can run inside a user gesture.
+   * without one makes its own. `cancel` is for a call that will not take it after all: it
+   * stops the load it is still in. Synchronous, so it can run inside a user gesture.
    */
-  take(): Promise<WarmVoice | null> | null {
+  take(): Handed | null {
     const kept = this.kept;
     this.kept = null;
     this.lent += 1;
-    return kept?.ready ?? null;
+    return kept && { ready: kept.ready, cancel: () => void kept.disposeNow() };
   }
 
   /**

@@ -65,6 +65,25 @@ describe('the voice service keeps one voice detector for the calls of a session'
     expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
   });
 
+  it('a session that ends while its hung-up calls still wait for the detector loaded ahead of them stops that load', async () => {
+    // On a slow phone the model takes many seconds: two calls hung up before it loaded each
+    // hand it on still loading, and End chat must not leave it compiling for no one.
+    const b = fakeBrowser({ vadReady: new Promise(() => {}) });
+    const voice = createVoiceService({ speechHost: null }, b.deps);
+    voice.warmDetector();
+    for (let i = 0; i < 2; i += 1) {
+      const call = await voice.startPipeline({});
+      // Its stop settles once the detector is back (the call's saga does not wait for it).
+      void call.stop();
+      await settle();
+      expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 1, nodes: 0 });
+    }
+    await voice.releaseDetector();
+    await settle();
+    expect(allReleased(b.live)).toEqual({ contexts: 0, tracks: 0, vads: 0, nodes: 0 });
+    expect(b.made.vadCreated).toBe(1);
+  });
+
   it('without one kept, a call makes its own and does not keep it after the session', async () => {
     const b = fakeBrowser();
     const voice = createVoiceService({ speechHost: null }, b.deps);

@@ -101,8 +101,8 @@ export function createVoiceService(
     }
     let pipeline: VoicePipeline;
     try {
-      const warm = keeper.take();
-      pipeline = await startVoicePipeline(warm ? { ...options, warm } : options, deps);
+      const handed = keeper.take();
+      pipeline = await startVoicePipeline(handed ? { ...options, warm: handed.ready, warmCancel: handed.cancel } : options, deps);
     } catch (error) {
       keeper.give();
       throw error;

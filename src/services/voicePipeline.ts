@@ -101,7 +101,7 @@ export async function startVoicePipeline(
       // From here the join owns the detectors, whatever happens.
       vad = null;
       warmPending = false;
-      const detector = loadDetector({ made, warm, vadOptions: options.vadOptions, deps, signal: abort.signal });
+      const detector = loadDetector({ made, warm, warmCancel: options.warmCancel, vadOptions: options.vadOptions, deps, signal: abort.signal });
       wired.join({ detector, loading: abort });
     }
     return wired.pipeline;
@@ -112,7 +112,10 @@ export async function startVoicePipeline(
     await release();
     // A VAD handed over but not taken (the start failed first) goes too, once it has
     // loaded; the failure is not held up for it.
-    if (warmPending && options.warm) void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
+    if (warmPending && options.warm) {
+      options.warmCancel?.();
+      void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
+    }
     await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${messageOf(err)}`, { cause: err });
@@ -127,14 +130,15 @@ export async function startVoicePipeline(
  * (seconds on a slow phone) holds nothing of the call it was for: a closure made in there
  * would keep its whole scope, the AudioContext included, reachable until the load is done.
  */
-async function loadDetector({ made, warm, vadOptions, deps, signal }: {
+async function loadDetector({ made, warm, warmCancel, vadOptions, deps, signal }: {
   made: VadClient | null;
   warm: VoicePipelineOptions['warm'];
+  warmCancel: VoicePipelineOptions['warmCancel'];
   vadOptions: VoicePipelineOptions['vadOptions'];
   deps: VoicePipelineDeps;
   signal: AbortSignal;
 }): Promise<VadClient> {
-  const taken = warm ? await takeWarm(warm, vadOptions, signal) : made;
+  const taken = warm ? await takeWarm(warm, vadOptions, signal, warmCancel) : made;
   const detector = taken ?? deps.createVad({ ...vadOptions, signal });
   try {
     await untilAborted(detector.ready, signal, () => signal.reason);

@@ -76,25 +76,29 @@ async function reachable(cdp: CDPSession): Promise<Counts> {
   return counts;
 }
 
-/** Readings of the JSEventListeners counter, each after a collection, of which the least counts. */
-const LISTENER_READINGS = 4;
+/** At most this many readings of the JSEventListeners counter, each after a collection. */
+const LISTENER_READINGS = 6;
 
 /**
  * Chromium's JSEventListeners counter drops only when a listener is finalized, which its
  * heap sweeps lazily after a collection: on a loaded machine it read 179 to 183 after
- * sessions whose reachable listeners the snapshot counted the same (191 each time). The
- * least of a few readings, each after another collection, is the settled count: a listener
- * that leaks is never finalized, so it stays in every reading.
+ * sessions whose reachable listeners the snapshot counted the same (191 each time). It is
+ * read again after another collection until two readings agree, and the least counts: a
+ * listener that leaks is never finalized, so it is in every reading.
  */
 async function liveListeners(cdp: CDPSession): Promise<number> {
   let least = Infinity;
+  let last = NaN;
   for (let i = 0; i < LISTENER_READINGS; i += 1) {
     if (i > 0) {
       await new Promise((done) => setTimeout(done, 250));
       await cdp.send('HeapProfiler.collectGarbage');
     }
     const { metrics } = await cdp.send('Performance.getMetrics');
-    least = Math.min(least, metrics.find((m) => m.name === 'JSEventListeners')?.value ?? NaN);
+    const reading = metrics.find((m) => m.name === 'JSEventListeners')?.value ?? NaN;
+    least = Math.min(least, reading);
+    if (reading === last) break;
+    last = reading;
   }
   return least;
 }

@@ -67,6 +67,12 @@ export interface VoicePipelineOptions {
    * has loaded, and disposed if the start fails.
    */
   warm?: WarmVoice | Promise<WarmVoice | null>;
+  /**
+   * Stops the load of the `warm` detector if it is still under way (its promise then gives
+   * null): called when this call will not take it after all (the start failed, or the call
+   * stopped before it arrived and is not keeping it).
+   */
+  warmCancel?: () => void;
   /** Aborting while starting releases whatever was created and rejects. */
   signal?: AbortSignal;
 }

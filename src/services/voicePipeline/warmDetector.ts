@@ -16,15 +16,19 @@ const log = createLogger('voice');
  * Takes over a VAD handed to the call (loaded or still loading) and makes it fit for this
  * call; null when there is none fit to use (it could not load, or its worker does not
  * answer: then it is disposed), and the call makes its own. An abort stops the wait at
- * once; a VAD that arrives later is disposed.
+ * once, and `cancel` the load it is still in; a VAD that arrives anyway is disposed.
  */
 export async function takeWarm(
   handed: WarmVoice | Promise<WarmVoice | null>,
   vadOptions: CreateVadOptions | undefined,
   signal: AbortSignal,
+  cancel?: () => void,
 ): Promise<VadClient | null> {
   const arrived = Promise.resolve(handed).catch(() => null);
-  const late = () => void arrived.then((vad) => vad?.dispose());
+  const late = () => {
+    cancel?.();
+    void arrived.then((vad) => vad?.dispose());
+  };
   if (signal.aborted) {
     late();
     throw signal.reason;
