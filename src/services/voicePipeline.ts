@@ -17,7 +17,7 @@ import { throwIfAborted } from './compat.ts';
 import { untilAborted, waitAtMost } from './deadline.ts';
 import { browserVoiceDeps, micErrorKind, MIC_CONSTRAINTS } from './voicePipeline/browser.ts';
 import { messageOf, VoicePipelineError, type VoicePipeline, type VoicePipelineDeps, type VoicePipelineOptions } from './voicePipeline/types.ts';
-import { takeWarm } from './voicePipeline/warmDetector.ts';
+import { refuseWarm, takeWarm } from './voicePipeline/warmDetector.ts';
 import { wire } from './voicePipeline/wiring.ts';
 
 // The public face of the pipeline: callers import from this file only, whichever part of
@@ -110,12 +110,9 @@ export async function startVoicePipeline(
     // Wait for every branch, so nothing created after the failure escapes the cleanup.
     await Promise.allSettled(pending);
     await release();
-    // A VAD handed over but not taken (the start failed first) goes too, once it has
-    // loaded; the failure is not held up for it.
-    if (warmPending && options.warm) {
-      options.warmCancel?.();
-      void Promise.resolve(options.warm).then((warm) => warm?.dispose(), () => {});
-    }
+    // A VAD handed over but not taken (the start failed first) goes too: its load stops,
+    // and the failure is not held up for it.
+    if (warmPending && options.warm) refuseWarm(options.warm, options.warmCancel);
     await vad?.dispose();
     if (err instanceof VoicePipelineError || options.signal?.aborted) throw err;
     throw new VoicePipelineError('failed', `voice pipeline: ${messageOf(err)}`, { cause: err });

@@ -25,10 +25,7 @@ export async function takeWarm(
   cancel?: () => void,
 ): Promise<VadClient | null> {
   const arrived = Promise.resolve(handed).catch(() => null);
-  const late = () => {
-    cancel?.();
-    void arrived.then((vad) => vad?.dispose());
-  };
+  const late = () => refuseWarm(arrived, cancel);
   if (signal.aborted) {
     late();
     throw signal.reason;
@@ -50,6 +47,15 @@ export async function takeWarm(
   log.warn(`the kept voice detector could not be used (${why}): a new one is loaded`);
   await warm.dispose();
   return null;
+}
+
+/** A VAD handed over that the call will not take: its load stops, and one that arrives anyway is disposed. */
+export function refuseWarm(handed: WarmVoice | Promise<WarmVoice | null>, cancel: (() => void) | undefined): void {
+  cancel?.();
+  void Promise.resolve(handed).then(
+    (warm) => warm?.dispose(),
+    () => {},
+  );
 }
 
 /** A warm VAD may carry raised thresholds or an open segment from the last call. */
