@@ -12,7 +12,8 @@ export type ClientFrame =
   | { type: 'message_text'; roomId: string | null; source: 'nlpmsg' | 'asrcallback'; text: string; msgId: string; lang: unknown; endPoint: boolean }
   | { type: 'break'; roomId: string | null }
   | { type: 'play'; roomId: string | null; msgId: string; state: 'start' | 'end' }
-  | { type: 'close_webrtc'; roomId: string | null };
+  | { type: 'close_webrtc'; roomId: string | null }
+  | { type: 'ping'; roomId: string | null };
 
 export type ParseResult = { ok: true; frame: ClientFrame; json: Record<string, unknown> } | { ok: false; error: string; json?: unknown };
 
@@ -64,6 +65,8 @@ export function parseClientFrame(raw: string): ParseResult {
     }
     case 'break':
     case 'close_webrtc':
+      return ok({ type, roomId });
+    case 'ping':
       return ok({ type, roomId });
     case 'play': {
       const msgId = id(data.msg_id);

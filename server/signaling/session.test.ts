@@ -226,6 +226,18 @@ describe('robustness', () => {
     expect(await c.waitClose()).toEqual({ code: 1000, reason: 'stop_live' });
   });
 
+  it('answers a ping with pong at once, before and after joining, and records neither in the event log (PROTOCOL.md, Heartbeat)', async () => {
+    const early = await SignalingClient.connect(t.wsUrl);
+    clients.push(early);
+    early.send({ type: 'ping' });
+    expect(await early.next((f) => f.msg_type === 'pong')).toEqual({ msg_type: 'pong' });
+    const { c, roomId } = await joined();
+    c.send(frame(roomId, { type: 'ping' }));
+    await c.next((f) => f.msg_type === 'pong');
+    const signaling = listEvents().filter((e) => e.channel === 'signaling');
+    expect(signaling.map((e) => (e.body as Frame).type ?? (e.body as Frame).command)).toEqual(['offer_2', 'asr_ready']);
+  });
+
   it('records every frame in and out', async () => {
     const { c, roomId } = await joined();
     c.send(frame(roomId, { type: 'break' }));

@@ -85,6 +85,8 @@ export class SignalingSession implements RoomClient {
     }
     const text = raw.toString('utf8');
     const parsed = parseClientFrame(text);
+    // A heartbeat is no part of the conversation the event log shows (nor is its pong).
+    if (parsed.ok && parsed.frame.type === 'ping') return this.pong();
     recordEvent('signaling', 'in', parsed.json ?? { raw: text.slice(0, 500) });
     if (!parsed.ok) {
       this.error(parsed.error);
@@ -246,6 +248,15 @@ export class SignalingSession implements RoomClient {
     this.current = null;
     current.abort.abort();
     if (notify) this.send({ msg_type: 'command', command: 'nlp_end', msg_id: current.msgId, interrupted: true });
+  }
+
+  /**
+   * PROTOCOL.md, *Heartbeat* (an extension): any ping is answered at once, joined or not; the
+   * seed dialect, a back end that has no heartbeat, answers none.
+   */
+  private pong(): void {
+    if (this.deps.dialect === 'seed' || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify({ msg_type: 'pong' }));
   }
 
   private error(text: string): void {

@@ -37,6 +37,7 @@ import { keepScreenOn } from './wakeLock.ts';
 import { openMedia, superviseMedia } from './media.ts';
 import { waitForStream } from './polling.ts';
 import { endWithAlert, endWithToast, SessionEnd } from './sessionEnd.ts';
+import { watchNetwork } from './networkWatch.ts';
 import { runSignaling, type SignalingMemory } from './signaling.ts';
 import type { SignalingLink } from './signalingLink.ts';
 
@@ -212,6 +213,7 @@ export function* connectSession(link: SignalingLink, room: RoomRef, signal: Abor
   const identity = { room_id: started.roomId, app_id: appId, deviceId };
   const signaling: SignalingMemory = { joined: false };
   yield* fork(runSignaling, link, { url: route.websockLink, identity }, signaling);
+  yield* fork(watchNetwork);
   const target = { srsLink: route.srsLink, roomId: started.roomId, ...(route.iceServers ? { iceServers: route.iceServers } : {}) };
   yield* call(waitForStream, target, signal);
   // WHEP waits for the room to answer asr_ready.

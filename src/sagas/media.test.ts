@@ -98,6 +98,45 @@ describe('media', () => {
     expect(Date.now() - stopped).toBeLessThanOrEqual(MEDIA_RECONNECT_DELAY_MS + 10);
   });
 
+  // Issue 29: a phone that moved to a new network. The old path is gone for good, so the
+  // specification's 2 s wait only delays the avatar.
+  it('media that stops after the browser said its network changed goes to a new WHEP at once, its offer made then', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.networkChanged('online');
+    await h.flush();
+    h.peers[0]!.flowing = false;
+    const stopped = Date.now();
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS + 10);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+    expect(Date.now() - stopped).toBeLessThan(MEDIA_RECONNECT_DELAY_MS);
+  });
+
+  it('a network change heard while a reconnect waits sends its WHEP request at once', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    h.networkChanged('connection');
+    await h.flush();
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+    expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+  });
+
+  it('the media going quiet by itself (no sign from the browser) still waits the specification\'s 2 s', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    h.dispatch(networkChangeSuspected('media'));
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+  });
+
   // A 5 s blackout on a relay-only link: every attempt made while the network was down failed
   // (no candidate could be gathered) and the connection that was about to come back had been
   // closed by the first, so the avatar never played again.

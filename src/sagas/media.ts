@@ -6,6 +6,7 @@
  * or media that stopped while the connection says connected) is answered with a new WHEP
  * connection, up to 3 attempts 2 s apart, the first 2 s after the media stopped.
  */
+import type { Action } from '@reduxjs/toolkit';
 import { call, delay, put, race, select, take } from 'typed-redux-saga';
 import { catalogue } from '../features/notices/messages.ts';
 import {
@@ -44,6 +45,20 @@ export const MEDIA_POLL_MS = 250;
 export const MEDIA_SILENCE_MS = 1000;
 /** A reconnect attempt's offer is made this long before its WHEP request goes (see waitForAttempt). */
 export const PREPARE_LEAD_MS = 1000;
+/**
+ * Media that stops within this long after the browser said its network changed (back
+ * online, a new connection type) was cut by that change: its first new WHEP goes at once,
+ * not 2 s later. The old path is gone for good, and a phone that changed networks should
+ * show a moving avatar again within 3 s of its new address being up.
+ */
+export const NETWORK_CHANGE_WINDOW_MS = 10_000;
+
+/** The browser's own signs that its network changed (not the media's own silence). */
+const isNetworkChange = (a: Action) => networkChangeSuspected.match(a) && a.payload !== 'media';
+/** When the browser last said its network changed (Date.now()), shared by the watch and the reconnects. */
+interface NetworkNews {
+  changedAt: number;
+}
 
 export interface MediaTarget {
   srsLink: string;
@@ -105,12 +120,16 @@ function* mediaArrived(connection: WhepConnection, heard: MediaHeard) {
  * the connection is noticed this way at once; the browser's own ICE checks take 5 to 10 s
  * to say disconnected. Before the first media the start's own limits apply.
  */
-function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }): Generator<unknown, MediaDrop> {
+function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }, news: NetworkNews): Generator<unknown, MediaDrop> {
   const chan = peerChannel(connection);
   const heard: MediaHeard = { mark: null, heardAt: Date.now() };
   try {
     for (;;) {
-      const { event } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS) });
+      const { event, changed } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS), changed: take(isNetworkChange) });
+      if (changed) {
+        news.changedAt = Date.now();
+        continue;
+      }
       if (!event) {
         if (connection.connectionState() !== 'connected') continue;
         const armed = heard.mark !== null;
@@ -186,15 +205,23 @@ function* untilConnected(connection: WhepConnection) {
  * made PREPARE_LEAD_MS before its end, on whatever network the phone has by then, so the
  * WHEP request leaves the moment the wait is over.
  */
-function* waitForAttempt(ms: number, attemptSignal: AbortSignal, target: MediaTarget) {
+function* waitForAttempt(ms: number, attemptSignal: AbortSignal, target: MediaTarget, news: NetworkNews) {
   const { whep } = yield* services();
   const lead = Math.min(ms, PREPARE_LEAD_MS);
-  yield* delay(ms - lead);
+  // The browser saying its network changed ends the wait: the old path will not come back,
+  // and the new one is there to be used.
+  const { changed } = yield* race({ waited: delay(ms - lead), changed: take(isNetworkChange) });
+  if (changed) {
+    news.changedAt = Date.now();
+    log.info('the network changed: the attempt goes now');
+  }
   // With the session's own ICE servers (the route's relay credential): an offer made with the
   // build's would gather no relay candidate under ?relay=1.
   if (target.iceServers) whep.prepare(attemptSignal, target.iceServers);
   else whep.prepare(attemptSignal);
-  yield* delay(lead);
+  if (changed) return;
+  const { changed: late } = yield* race({ waited: delay(lead), changed: take(isNetworkChange) });
+  if (late) news.changedAt = Date.now();
 }
 
 /**
@@ -224,7 +251,7 @@ interface DroppedMedia {
  * browser's report otherwise). A dropped connection that is still open is watched while
  * the first attempt waits: media flowing on it again calls the reconnect off (null).
  */
-function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: DroppedMedia) {
+function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: DroppedMedia, news: NetworkNews) {
   const { whep, livePeer } = yield* services();
   let old = dropped.old;
   const letGo = () => {
@@ -242,8 +269,11 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
     while (counted < MEDIA_RECONNECTS) {
       const attempt = counted + 1;
       yield* put(mediaReconnectStarted());
-      // Counted or not, attempts go 2 s apart; the first 2 s after the media stopped.
-      const wait = tries === 0 ? Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt)) : MEDIA_RECONNECT_DELAY_MS;
+      // Counted or not, attempts go 2 s apart; the first 2 s after the media stopped, or at
+      // once when the browser said its network changed just before.
+      const changedNetwork = Date.now() - news.changedAt < NETWORK_CHANGE_WINDOW_MS;
+      const wait =
+        tries === 0 ? (changedNetwork ? 0 : Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt))) : MEDIA_RECONNECT_DELAY_MS;
       tries += 1;
       // The attempt's own signal: aborted when the attempt times out or the session ends.
       const attemptAbort = new AbortController();
@@ -260,7 +290,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
         const { back, ok } = yield* race({
           back: old ? call(untilMediaAgain, old) : call(never),
           ok: call(function* () {
-            yield* call(waitForAttempt, wait, attemptAbort.signal, target);
+            yield* call(waitForAttempt, wait, attemptAbort.signal, target, news);
             // Reconnecting makes sense only while the room is reachable; a lost channel ends the
             // session on its own. A channel being resumed beside a silent socket is no reason to wait.
             if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
@@ -328,11 +358,12 @@ export function* superviseMedia(first: WhepConnection, target: MediaTarget, sign
   let owned: WhepConnection | null = first;
   let current = first;
   const state = { connected: false };
+  const news: NetworkNews = { changedAt: -Infinity };
   remoteMedia.set(first.stream);
   livePeer.set(first);
   try {
     for (;;) {
-      const drop = yield* watchUntilDropped(current, state);
+      const drop = yield* watchUntilDropped(current, state, news);
       // The path may have changed under the whole session: the signaling channel checks its own.
       yield* put(networkChangeSuspected('media'));
       // A connection that only went quiet or disconnected may come back while the first attempt waits.
@@ -345,7 +376,7 @@ export function* superviseMedia(first: WhepConnection, target: MediaTarget, sign
       const next = yield* reconnectMedia(target, signal, {
         old: recoverable ? current : null,
         droppedAt: drop.kind === 'silent' ? drop.heardAt : Date.now(),
-      });
+      }, news);
       if (next === null) {
         owned = current;
         continue;

@@ -1,8 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { networkChangeSuspected, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { sendRequested } from '../features/signaling/signalingActions.ts';
 import type { ClientRequest } from '../features/signaling/protocol.ts';
+import {
+  HEARTBEAT_MS,
+  HEARTBEAT_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+  RESUME_WINDOW_MS,
+  SIGNALING_OPEN_TIMEOUT_MS,
+} from './signaling.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { goLive } from './testing/live.ts';
 
@@ -173,5 +180,106 @@ describe('signaling', () => {
       { msg_type: 'tts', msg_id: 'r-1', text: 'Hi' },
     ]);
     expect(h.session().status).toBe('live');
+  });
+
+  describe('a socket on a path that died (a new network)', () => {
+    const resumed = () => h.ofType('session/signalingResumed').length;
+
+    it('with a server that answers pings: a network change is checked with a ping, and a socket that gives no answer within PROBE_TIMEOUT_MS is left quietly for a new one at once', async () => {
+      await goLive(h);
+      const old = h.sockets[0]!;
+      // The join asked whether the server has a heartbeat, and it answered.
+      expect(old.pings).toBe(1);
+      old.answerPing = false;
+      h.networkChanged('online');
+      await h.flush();
+      expect(old.pings).toBe(2);
+      await h.advance(PROBE_TIMEOUT_MS - 1);
+      expect(h.sockets).toHaveLength(1);
+      await h.advance(1);
+      // No close_webrtc on the old socket: the room is still ours, and no 500 ms wait.
+      expect(old.closed).toBe(true);
+      expect(old.types()).toEqual(['offer_2', 'say_hello']);
+      expect(h.sockets).toHaveLength(2);
+      expect(h.sockets[1]?.types()).toEqual(['offer_2']);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+      expect(resumed()).toBe(1);
+      expect(h.ofType('session/roomJoined')).toHaveLength(1);
+      expect(h.state().notices.alert).toBeNull();
+    });
+
+    it('with a server that answers pings: a socket that answers the check is kept', async () => {
+      await goLive(h);
+      h.networkChanged('connection');
+      await h.advance(5 * PROBE_TIMEOUT_MS);
+      expect(h.sockets).toHaveLength(1);
+      expect(h.sockets[0]?.pings).toBe(2);
+      expect(resumed()).toBe(0);
+    });
+
+    it('with a server that answers pings: a ping every HEARTBEAT_MS finds a socket that stopped answering with no sign from the browser', async () => {
+      await goLive(h);
+      const old = h.sockets[0]!;
+      await h.advance(HEARTBEAT_MS);
+      expect(old.pings).toBe(2);
+      old.answerPing = false;
+      await h.advance(HEARTBEAT_MS);
+      expect(old.pings).toBe(3);
+      await h.advance(HEARTBEAT_TIMEOUT_MS - 1);
+      expect(h.sockets).toHaveLength(1);
+      await h.advance(1);
+      expect(h.sockets).toHaveLength(2);
+      expect(resumed()).toBe(1);
+    });
+
+    it('with a server that has no heartbeat: only a changed network leaves the socket (not the media going quiet), and an idle socket is never left', async () => {
+      // Sockets ignore pings, as a back end without the extension does.
+      h.plan.pongs = false;
+      await goLive(h);
+      const old = h.sockets[0]!;
+      expect(old.pings).toBe(1);
+      await h.advance(3 * HEARTBEAT_MS);
+      expect(old.pings).toBe(1);
+      h.dispatch(networkChangeSuspected('media'));
+      await h.advance(5 * PROBE_TIMEOUT_MS);
+      expect(h.sockets).toHaveLength(1);
+      h.networkChanged('online');
+      await h.flush();
+      expect(old.types()).not.toContain('close_webrtc');
+      expect(h.sockets).toHaveLength(2);
+      expect(h.sockets[1]?.types()).toEqual(['offer_2']);
+      expect(resumed()).toBe(1);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+    });
+
+    it('sockets that cannot open while the network is still down do not use up the reconnects for RESUME_WINDOW_MS; after it, they do', async () => {
+      await goLive(h);
+      h.sockets[0]!.answerPing = false;
+      h.plan.sockets.splice(0, h.plan.sockets.length, 'silent');
+      h.networkChanged('online');
+      await h.advance(PROBE_TIMEOUT_MS);
+      expect(h.session().signaling).toBe('resuming');
+      // 5 s per socket that never opens, 500 ms apart: four of them fit in the window, all uncounted.
+      await h.advance(RESUME_WINDOW_MS);
+      expect(h.session().status).toBe('live');
+      const tried = h.sockets.length;
+      expect(tried).toBeGreaterThanOrEqual(5);
+      // Then the three reconnects of the specification, and the session ends with its message.
+      await h.advance(4 * (SIGNALING_OPEN_TIMEOUT_MS + 500));
+      expect(h.state().notices.alert?.message).toEqual({ id: catalogue.signalingLost.id });
+      expect(h.session()).toMatchObject({ status: 'idle', endReason: 'signalingLost' });
+      expect(h.networkListeners()).toBe(0);
+    });
+
+    it('a network that comes back within the window resumes the session', async () => {
+      await goLive(h);
+      h.sockets[0]!.answerPing = false;
+      h.plan.sockets.splice(0, h.plan.sockets.length, 'silent', 'silent', 'join');
+      h.networkChanged('online');
+      await h.advance(PROBE_TIMEOUT_MS + 2 * (SIGNALING_OPEN_TIMEOUT_MS + 500));
+      expect(h.sockets).toHaveLength(4);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+      expect(resumed()).toBe(1);
+    });
   });
 });

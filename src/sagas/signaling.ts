@@ -4,17 +4,34 @@
  * greets once the avatar can be heard),
  * validate and publish every frame, reconnect up to 3 times 500 ms apart.
  *
+ * A socket can also die without closing: a phone that moved to a new network keeps a
+ * socket on an address it no longer has, and the browser learns of it only minutes later.
+ * So the channel checks its socket whenever something says the path may have changed
+ * (networkChangeSuspected: the browser back online or on a new connection type, the avatar's
+ * media gone quiet) and every HEARTBEAT_MS: with a server that answers `ping` (PROTOCOL.md,
+ * *Heartbeat*, an extension it shows by answering the first one), a socket that has not
+ * answered within the bound is stale; with one that does not, only a changed network
+ * (online, connection) condemns the socket. A stale socket is left without close_webrtc
+ * (the room is still ours) and the channel resumes at once on a new one, which rejoins with
+ * offer_2; sockets that cannot open while the network is still down are not counted
+ * against the 3 reconnects for RESUME_WINDOW_MS. Once the new socket has joined,
+ * signalingResumed tells what else ran over the old path (the call's recognizer).
+ *
  * runSignaling lives as long as the session: it is forked by the session saga
  * and only ends by cancellation (which sends close_webrtc and closes the socket)
  * or by throwing a SessionEnd (channel lost, server quit).
  */
-import { cancelled, delay, put, race, select, take, takeEvery } from 'typed-redux-saga';
+import type { Action } from '@reduxjs/toolkit';
+import { call, cancelled, delay, put, race, select, take, takeEvery } from 'typed-redux-saga';
 import { catalogue } from '../features/notices/messages.ts';
 import {
+  networkChangeSuspected,
   roomJoined,
   selectConnectPhase,
   selectSessionStatus,
+  signalingResumed,
   signalingStateChanged,
+  type NetworkHint,
 } from '../features/session/sessionSlice.ts';
 import { encodeClientFrame, parseServerFrame, type FrameIdentity } from '../features/signaling/protocol.ts';
 import { messageReceived, sendFailed, sendRequested } from '../features/signaling/signalingActions.ts';
@@ -31,9 +48,29 @@ export const SIGNALING_RECONNECTS = 3;
 export const SIGNALING_RECONNECT_DELAY_MS = 500;
 /** A socket stuck connecting (a black-holed network) counts as a failed attempt after this long. */
 export const SIGNALING_OPEN_TIMEOUT_MS = 5000;
+/** With a server that answers pings, one goes this long after the last, while the room is joined. */
+export const HEARTBEAT_MS = 10_000;
+/** A heartbeat ping with no frame at all from the server within this long: the socket is stale. */
+export const HEARTBEAT_TIMEOUT_MS = 4_000;
+/** After a sign that the network changed, the server has this long to answer a ping. */
+export const PROBE_TIMEOUT_MS = 1_500;
+/**
+ * A deadline noticed this much after it passed says the page was starved (a busy phone, a
+ * frozen tab), not that the server was silent: its frames may be queued behind the timer.
+ * The socket gets another PROBE_TIMEOUT_MS instead.
+ */
+export const STARVED_MS = 1_000;
+/**
+ * After a resume, sockets that cannot open (the network still down) are not counted for
+ * this long: as long as the media's three reconnects may take (media.ts), so a blackout
+ * that outlasts them ends the session with the media's message, as before heartbeats.
+ */
+export const RESUME_WINDOW_MS = 21_000;
 /** PROTOCOL.md: 1000 is the server's normal end of the room; 4003 says the room refuses reconnects. */
 const CLOSE_NORMAL = 1000;
 const CLOSE_NO_RETRY = 4003;
+/** runConnection's code for a socket left because it stopped answering. */
+const STALE = 'stale';
 
 export interface SignalingParams {
   url: string;
@@ -43,6 +80,10 @@ export interface SignalingParams {
 /** What the signaling task remembers across reconnects; shared with the start flow, which waits for `joined`. */
 export interface SignalingMemory {
   joined: boolean;
+  /** The server answers `ping` (it answered one this session). */
+  heartbeat?: boolean;
+  /** A stale socket was left: the next join is a resume (signalingResumed). */
+  resuming?: boolean;
 }
 
 function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean) {
@@ -54,6 +95,11 @@ function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean
   if (parsed.notes.length > 0) log.warn('frame cleaned', { notes: parsed.notes });
   let joined = false;
   for (const message of parsed.messages) {
+    if (message.msg_type === 'pong') {
+      if (!memory.heartbeat) log.info('the server answers heartbeats');
+      memory.heartbeat = true;
+      continue;
+    }
     yield* put(messageReceived(message));
     if (message.msg_type === 'error') {
       log.warn('server refused a frame', { text: message.text.slice(0, 200) });
@@ -77,36 +123,113 @@ function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean
   return { joined };
 }
 
+const isNetworkHint = (a: Action): a is ReturnType<typeof networkChangeSuspected> => networkChangeSuspected.match(a);
+/** A delay until `at` (Date.now()), or a wait that never ends. */
+const until = (at: number | null) => (at === null ? call(() => new Promise<never>(() => {})) : delay(Math.max(0, at - Date.now())));
+
+/**
+ * Whether the joined socket still answers. `deadline`: a ping is out, and a frame must come
+ * before it; `pingAt`: when the next heartbeat goes (null: the server does not answer pings).
+ */
+interface Liveness {
+  deadline: number | null;
+  pingAt: number | null;
+}
+
 /**
  * One socket, from connect to close. Returns whether the room was joined on it
  * (asr_ready): only such a connection resets the reconnect budget, so a server
  * that accepts and immediately drops cannot cause endless reconnects. Also the
- * close code (null when the socket never opened in time).
+ * close code (null when the socket never opened in time; STALE when it stopped answering).
  */
 function* runConnection(link: SignalingLink, socket: SignalingSocket, params: SignalingParams, memory: SignalingMemory) {
   const chan = socketChannel(socket);
   let opened = false;
   let joined = false;
+  let stale = false;
+  const alive: Liveness = { deadline: null, pingAt: null };
+  /** Sends a ping; with `within`, a frame must come back by then. */
+  const ping = (within: number | null) => {
+    if (!socket.send(encodeClientFrame({ type: 'ping' }, params.identity)) || within === null) return;
+    const deadline = Date.now() + within;
+    alive.deadline = alive.deadline === null ? deadline : Math.min(alive.deadline, deadline);
+  };
+  /** Something says the path may have changed: true when the socket is to be left at once. */
+  const doubt = (hint: NetworkHint) => {
+    if (!joined) return false;
+    if (memory.heartbeat) {
+      log.info('the network may have changed: is the socket still answering?', { hint });
+      ping(PROBE_TIMEOUT_MS);
+      return false;
+    }
+    // A server without heartbeats cannot say; only a network that did change condemns the socket.
+    if (hint === 'media') return false;
+    log.warn('the network changed under the socket: resuming on a new one', { hint });
+    return true;
+  };
   try {
     for (;;) {
-      const event = opened
-        ? yield* take(chan)
-        : (yield* race({ event: take(chan), timeout: delay(SIGNALING_OPEN_TIMEOUT_MS) })).event;
-      if (!event) {
-        log.warn('socket did not open in time');
-        return { joined, code: null };
+      if (!opened) {
+        const { event } = yield* race({ event: take(chan), timeout: delay(SIGNALING_OPEN_TIMEOUT_MS) });
+        if (!event) {
+          log.warn('socket did not open in time');
+          return { joined, code: null };
+        }
+        if (event.type !== 'open') {
+          if (event.type === 'close') return { joined, code: event.code };
+          continue;
+        }
+        opened = true;
+        link.attach(socket, params.identity);
+        // offer_2 first: whatever is sent on hearing 'open' (a waiting greeting) follows it.
+        link.send({ type: 'offer_2' });
+        yield* put(signalingStateChanged('open'));
+        continue;
       }
+      const next = alive.deadline ?? alive.pingAt;
+      const { event, hint, due } = yield* race({ event: take(chan), hint: take(isNetworkHint), due: until(next) });
+      if (hint) {
+        if (doubt(hint.payload)) {
+          stale = true;
+          return { joined, code: STALE };
+        }
+        continue;
+      }
+      if (due !== undefined) {
+        const now = Date.now();
+        if (alive.deadline !== null && now >= alive.deadline) {
+          if (now - alive.deadline > STARVED_MS) {
+            alive.deadline = now + PROBE_TIMEOUT_MS;
+            continue;
+          }
+          log.warn('the socket stopped answering: resuming on a new one');
+          stale = true;
+          return { joined, code: STALE };
+        }
+        if (alive.pingAt !== null && now >= alive.pingAt) {
+          alive.pingAt = now + HEARTBEAT_MS;
+          ping(HEARTBEAT_TIMEOUT_MS);
+        }
+        continue;
+      }
+      if (!event) continue;
       switch (event.type) {
-        case 'open':
-          opened = true;
-          link.attach(socket, params.identity);
-          // offer_2 first: whatever is sent on hearing 'open' (a waiting greeting) follows it.
-          link.send({ type: 'offer_2' });
-          yield* put(signalingStateChanged('open'));
-          break;
         case 'message': {
+          // Any frame says the socket answers.
+          alive.deadline = null;
           const frame: { joined: boolean } = yield* handleFrame(event.data, memory, joined);
-          joined ||= frame.joined;
+          if (frame.joined && !joined) {
+            joined = true;
+            // Is there a heartbeat? The first ping asks, expecting nothing: a server without one
+            // ignores it or refuses it (an error frame, logged).
+            if (!memory.heartbeat) ping(null);
+            if (memory.resuming) {
+              memory.resuming = false;
+              log.info('the channel resumed on a new socket');
+              yield* put(signalingResumed());
+            }
+          }
+          if (memory.heartbeat && alive.pingAt === null) alive.pingAt = Date.now() + HEARTBEAT_MS;
           break;
         }
         case 'error':
@@ -115,6 +238,8 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
         case 'close':
           log.info('socket closed', { code: event.code, reason: event.reason.slice(0, 120) });
           return { joined, code: event.code };
+        case 'open':
+          break;
       }
     }
   } finally {
@@ -123,7 +248,8 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
     chan.close();
     link.detach(socket);
     // Still open means we are leaving (cancelled, or the server quit): say so before closing.
-    if (socket.isOpen()) socket.send(encodeClientFrame({ type: 'close_webrtc' }, params.identity));
+    // A stale socket is left quietly: the room is still ours, and the new socket rejoins it.
+    if (socket.isOpen() && !stale) socket.send(encodeClientFrame({ type: 'close_webrtc' }, params.identity));
     socket.close();
   }
 }
@@ -131,6 +257,8 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
 export function* runSignaling(link: SignalingLink, params: SignalingParams, memory: SignalingMemory) {
   const { socket: sockets } = yield* services();
   let failures = 0;
+  /** When a stale socket was last left (null: no resume under way). */
+  let resumedAt: number | null = null;
   try {
     yield* put(signalingStateChanged('connecting'));
     for (;;) {
@@ -143,11 +271,25 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
         throw endWithAlert('quit', { id: catalogue.sessionQuit.id });
       }
       if (code === CLOSE_NO_RETRY) break;
-      failures = joined ? 0 : failures;
-      if (failures >= SIGNALING_RECONNECTS) break;
-      failures += 1;
-      yield* put(signalingStateChanged('reconnecting'));
-      log.info('reconnecting', { attempt: failures });
+      if (joined) {
+        failures = 0;
+        resumedAt = null;
+      }
+      if (code === STALE) {
+        // At once, and not counted: the socket was joined, and the server has not refused anything.
+        resumedAt = Date.now();
+        memory.resuming = true;
+        yield* put(signalingStateChanged('resuming'));
+        continue;
+      }
+      // While resuming, a socket that could not even open met the network that is still down.
+      const stillDown = resumedAt !== null && code === null && Date.now() - resumedAt < RESUME_WINDOW_MS;
+      if (!stillDown) {
+        if (failures >= SIGNALING_RECONNECTS) break;
+        failures += 1;
+      }
+      yield* put(signalingStateChanged(resumedAt !== null ? 'resuming' : 'reconnecting'));
+      log.info('reconnecting', { attempt: failures, counted: !stillDown });
       yield* delay(SIGNALING_RECONNECT_DELAY_MS);
     }
     log.warn('signaling lost: reconnects exhausted');

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callLeft, callRequested, modeSwitched } from '../features/input/inputSlice.ts';
 import { langChosen } from '../features/locale/localeSlice.ts';
 import { catalogue } from '../features/notices/messages.ts';
-import { endRequested } from '../features/session/sessionSlice.ts';
+import { endRequested, signalingResumed } from '../features/session/sessionSlice.ts';
 import { muteToggled, selectVoiceStatus } from '../features/voice/voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/voiceHarness.ts';
@@ -14,6 +14,7 @@ const WARMUP_TICK_MS = 100;
 import { NO_AUDIO_MS } from './voiceResources.ts';
 import {
   AVATAR_SPEAKING_POSITIVE_THRESHOLD,
+  CALL_START_SILENCE_MS,
   LANG_CHANGE_SILENCE_MS,
   MAX_RECOGNIZER_RESTARTS,
   RECOGNIZER_RESTART_DELAYS_MS,
@@ -759,6 +760,26 @@ describe('call mode: controls', () => {
     voice().pipeline().pcm(1);
     expect(voice().recognizer().writes).toBe(1);
     expect(first.writes).toBe(firstWrites);
+  });
+
+  // Issue 29: a phone that moved to a new network; the recognizer's socket was on the old path.
+  it('the signaling channel resuming on a new network opens a new recognizer, which first hears again what the old one had not answered', async () => {
+    await startCall();
+    const first = voice().recognizer();
+    voice().pipeline().pcm(10);
+    first.final('where is the store');
+    // Said after the last answer, into a recognizer whose path had died.
+    voice().pipeline().pcm(5);
+    h.dispatch(signalingResumed());
+    await h.flush();
+    expect(first.stopped).toBe(true);
+    const next = voice().recognizer();
+    expect(next).not.toBe(first);
+    expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ segmentationSilenceMs: CALL_START_SILENCE_MS }));
+    expect(next.writes).toBe(5);
+    voice().pipeline().pcm(1);
+    expect(next.writes).toBe(6);
+    expect(first.writes).toBe(16);
   });
 
   it('without the echo gate, raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {

@@ -41,6 +41,9 @@
  *   "text not recognised" toast.
  * - A microphone that opened but delivers no audio within NO_AUDIO_MS of the call's start
  *   (or of an unmute, while nothing has come yet) ends the call with "unable to record sound".
+ * - A new network (the signaling channel resumed on a new socket, signaling.ts) opens a new
+ *   recognizer, which hears again what the old one had not answered (voiceConversationSteps.ts
+ *   reopenAfterNetworkChange).
  * - Another app taking the page's audio (an iOS phone call or Siri: the AudioContext is
  *   'interrupted') pauses the call: recognition stops, voice detection and capture pause,
  *   nothing is asked of the audio until it is back (services/voicePipeline.ts); then the
@@ -55,6 +58,7 @@ import { langChosen, selectLang } from '../features/locale/localeSlice.ts';
 import { messageReceived, sendRequested } from '../features/signaling/signalingActions.ts';
 import { nextDeadline } from '../features/voice/sentences.ts';
 import { muteToggled } from '../features/voice/voiceSlice.ts';
+import { signalingResumed } from '../features/session/sessionSlice.ts';
 import { avatarStreamChannel } from './channels/avatarStreamChannel.ts';
 import { services } from './context.ts';
 import { never, settle } from './voiceResources.ts';
@@ -72,6 +76,7 @@ import {
   openRecognizer,
   recognizerSettled,
   releaseAvatarVoice,
+  reopenAfterNetworkChange,
   step,
   TIMING,
   type ConversationContext,
@@ -95,7 +100,8 @@ const isAvatarChange = (a: Action) =>
   (messageReceived.match(a) && a.payload.msg_type === 'command' && AVATAR_COMMANDS.includes(a.payload.command)) ||
   (sendRequested.match(a) && a.payload.type === 'break');
 /** What the visitor or the avatar changes while the call runs. */
-const isControl = (a: Action) => callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || isAvatarChange(a);
+const isControl = (a: Action) =>
+  callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || signalingResumed.match(a) || isAvatarChange(a);
 
 /** A delay until `at`, or a wait that never ends when nothing is due then. */
 const until = (at: number | null) => (at !== null ? delay(Math.max(0, at - Date.now())) : call(never));
@@ -146,6 +152,7 @@ export function* converse(ctx: ConversationContext) {
       if (wake.event && !(yield* onVoiceEvent(c, wake.event))) return;
       if (control && muteToggled.match(control) && !c.away) yield* onMute(c);
       if (control && langChosen.match(control) && control.payload !== c.lang) yield* onLanguage(c, control.payload);
+      if (control && signalingResumed.match(control)) reopenAfterNetworkChange(c);
       yield* followAvatarActivity(c);
     }
   } finally {

@@ -12,7 +12,7 @@ import { catalogue } from '../features/notices/messages.ts';
 import { alertShown, type NoticeMessage } from '../features/notices/noticesSlice.ts';
 import { selectRecentAvatarTexts } from '../features/chat/selectors.ts';
 import { isEchoOf, wordsOf } from '../features/voice/echo.ts';
-import type { PcmFeed } from '../features/voice/pcmFeed.ts';
+import { REPLAY_KEEP_MS, type PcmFeed } from '../features/voice/pcmFeed.ts';
 import {
   initialSentenceState,
   stepSentences,
@@ -149,6 +149,8 @@ export interface Conversation {
   byRecognizer: string | null;
   /** Where on the feed's clock the detector began to hear the call (null until it joins). */
   detectorFromMs: number | null;
+  /** The feed's clock when the current recognizer's last final phrase came: it had heard everything before. */
+  answeredToMs: number;
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
@@ -160,9 +162,23 @@ export function step(c: Conversation, event: SentenceEvent): void {
   c.outputs.push(...result.outputs);
 }
 
-export function openRecognizer(c: Conversation, segmentationSilenceMs: number): Promise<RecognizerHandle> {
+export function openRecognizer(c: Conversation, segmentationSilenceMs: number, replayFromMs?: number): Promise<RecognizerHandle> {
   const { asr } = c.ctx;
-  return c.recognizers.open({ lang: c.lang, key: asr.appKey, region: asr.region, segmentationSilenceMs });
+  return c.recognizers.open({ lang: c.lang, key: asr.appKey, region: asr.region, segmentationSilenceMs }, replayFromMs);
+}
+
+/**
+ * The signaling channel moved to a new socket because the old path died (a new network):
+ * the recognizer's socket ran over that path too, so a new recognizer opens, and hears again
+ * what the old one had not answered yet (from its last final phrase, REPLAY_KEEP_MS at
+ * most), so nothing the visitor said over the change is lost.
+ */
+export function reopenAfterNetworkChange(c: Conversation) {
+  if (c.away) return;
+  const replayFromMs = Math.max(c.answeredToMs, c.ctx.feed.receivedMs - REPLAY_KEEP_MS);
+  log.info('the network changed: a new recognizer hears the call', { replayMs: Math.round(c.ctx.feed.receivedMs - replayFromMs) });
+  c.restartAt = null;
+  c.pending = openRecognizer(c, CALL_START_SILENCE_MS, replayFromMs);
 }
 
 /** The avatar's voice plays in the page again, and the echo gate hears it again. */
@@ -351,7 +367,10 @@ export function* onVoiceEvent(c: Conversation, event: VoiceEvent) {
     case 'recognizing':
     case 'recognized':
       if (event.recognizer !== c.recognizers.id) return true;
-      if (event.type === 'recognized') c.restarts = 0;
+      if (event.type === 'recognized') {
+        c.restarts = 0;
+        c.answeredToMs = c.ctx.feed.receivedMs;
+      }
       if (recognizerMarks(c, event.atMs)) yield* markByRecognizer(c, { type: event.type, text: event.text });
       else step(c, { type: event.type, text: event.text });
       return true;
@@ -440,6 +459,7 @@ export function createConversation(
     detector: 'loading',
     byRecognizer: null,
     detectorFromMs: null,
+    answeredToMs: 0,
     actions: {
       // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
       avatarEchoes: () => c.gated && (c.speaking || Date.now() - EARLY_PHRASE_MS - c.spokeAt < ECHO_TAIL_MS),

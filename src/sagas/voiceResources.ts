@@ -100,13 +100,15 @@ export interface OpenRecognizerOptions {
   signal: AbortSignal;
   /** A direct listener for final phrases that keeps working while the channel is gone (the drain after release). */
   onRecognized?: (text: string) => void;
+  /** Replays the feed's audio from this point of its clock first (PcmFeed.attach). */
+  replayFromMs?: number;
 }
 
 /** Creates and starts a recognizer, then feeds it the microphone audio held so far and what follows. */
 export async function openRecognizer(
   voice: VoiceService,
   config: VoiceRecognizerConfig,
-  { events, id, feed, signal, onRecognized }: OpenRecognizerOptions,
+  { events, id, feed, signal, onRecognized, replayFromMs }: OpenRecognizerOptions,
 ): Promise<RecognizerHandle> {
   const recognizer = await voice.createRecognizer(config);
   /** Where this recognizer's audio starts on the feed's clock, once it is attached. */
@@ -136,7 +138,7 @@ export async function openRecognizer(
     await handle.close();
     throw error;
   }
-  feed.attach(recognizer);
+  feed.attach(recognizer, replayFromMs);
   startMs = feed.sinkStartMs;
   return handle;
 }
@@ -173,8 +175,8 @@ export function micFailureNotice(kind: MicFailure): NoticeMessage {
 export interface RecognizerSlot {
   /** The id of the newest recognizer: events of older ones are stale. */
   readonly id: number;
-  /** Stops the current recognizer (if any) and opens a new one. */
-  open(config: VoiceRecognizerConfig): Promise<RecognizerHandle>;
+  /** Stops the current recognizer (if any) and opens a new one (replaying the feed from `replayFromMs`, if given). */
+  open(config: VoiceRecognizerConfig, replayFromMs?: number): Promise<RecognizerHandle>;
   /** Stops the current recognizer (if any), opening none: its later events are stale. */
   close(): void;
 }
@@ -196,13 +198,14 @@ export function createRecognizerSlot(
     get id() {
       return id;
     },
-    open(config) {
+    open(config, replayFromMs) {
       stopCurrent();
       id += 1;
       const abort = new AbortController();
       const onScopeClosed = () => abort.abort();
       scope.signal.addEventListener('abort', onScopeClosed, { once: true });
-      const starting = scope.own(openRecognizer(voice, config, { events, id, feed, signal: abort.signal }), (h) => h.close());
+      const options = { events, id, feed, signal: abort.signal, ...(replayFromMs !== undefined ? { replayFromMs } : {}) };
+      const starting = scope.own(openRecognizer(voice, config, options), (h) => h.close());
       stopCurrent = () => {
         abort.abort();
         scope.signal.removeEventListener('abort', onScopeClosed);

@@ -54,3 +54,34 @@ describe('the leave guard (beforeunload)', () => {
   });
 });
 
+describe('network change signs', () => {
+  it('says online, and a change of connection type, but not a change of speed estimates; and stops when asked', () => {
+    const connection = Object.assign(new EventTarget(), { type: 'wifi', downlink: 10 });
+    Object.defineProperty(navigator, 'connection', { value: connection, configurable: true });
+    try {
+      const heard: string[] = [];
+      const stop = createBrowserPlatform().onNetworkChange((hint) => heard.push(hint));
+      window.dispatchEvent(new Event('online'));
+      connection.downlink = 1.5;
+      connection.dispatchEvent(new Event('change'));
+      connection.type = 'cellular';
+      connection.dispatchEvent(new Event('change'));
+      expect(heard).toEqual(['online', 'connection']);
+      stop();
+      window.dispatchEvent(new Event('online'));
+      connection.type = 'wifi';
+      connection.dispatchEvent(new Event('change'));
+      expect(heard).toEqual(['online', 'connection']);
+    } finally {
+      delete (navigator as { connection?: unknown }).connection;
+    }
+  });
+
+  it('works without navigator.connection (Safari, Firefox): online only', () => {
+    const heard: string[] = [];
+    const stop = createBrowserPlatform().onNetworkChange((hint) => heard.push(hint));
+    window.dispatchEvent(new Event('online'));
+    stop();
+    expect(heard).toEqual(['online']);
+  });
+});

@@ -18,6 +18,12 @@ export interface PlatformService {
   hiddenGraceMs(): number;
   isHidden(): boolean;
   onVisibilityChange(listener: (hidden: boolean) => void): () => void;
+  /**
+   * Signs that the device's network changed: the browser is back online ('online'), or its
+   * connection type changed ('connection': navigator.connection, where it exists; Chrome on
+   * Android, not Safari). Not its speed estimates, which change all the time.
+   */
+  onNetworkChange(listener: (hint: 'online' | 'connection') => void): () => void;
   /** Asks for confirmation before the page is left (beforeunload) while on. */
   setLeaveGuard(on: boolean): void;
   /** Resolves after the next frame has painted (services/afterPaint.ts). */
@@ -75,6 +81,23 @@ export function createBrowserPlatform(): PlatformService {
       const handler = () => listener(document.visibilityState === 'hidden');
       document.addEventListener('visibilitychange', handler);
       return () => document.removeEventListener('visibilitychange', handler);
+    },
+    onNetworkChange(listener) {
+      const onOnline = () => listener('online');
+      window.addEventListener('online', onOnline);
+      // Network Information: missing on Safari and Firefox, which leave 'online' alone to say it.
+      const connection = (navigator as Navigator & { connection?: EventTarget & { type?: string } }).connection;
+      let type = connection?.type;
+      const onConnection = () => {
+        if (connection?.type === type) return;
+        type = connection?.type;
+        listener('connection');
+      };
+      connection?.addEventListener?.('change', onConnection);
+      return () => {
+        window.removeEventListener('online', onOnline);
+        connection?.removeEventListener?.('change', onConnection);
+      };
     },
     requestScreenWakeLock() {
       // Missing on Firefox before 126, iOS before 16.4 and outside a secure context.

@@ -119,6 +119,18 @@ describe('the seed dialect', () => {
     expect(normalise(seed, 'seed')).toEqual(normalise(withoutExtensions(standin), 'standin'));
   });
 
+  it('answers no ping: a back end without the heartbeat extension', async () => {
+    for (const dialect of ['standin', 'seed'] as const) {
+      const c = await SignalingClient.connect(servers.get(dialect)!.wsUrl);
+      clients.push(c);
+      c.send({ type: 'ping' });
+      // A refused frame after it is answered in both dialects (an error, or quit for a gone room).
+      c.send({ type: 'offer_2', room_id: 'room_gone' });
+      await c.next((f) => f.msg_type === 'error' || f.msg_type === 'quit');
+      expect(c.frames.some((f) => f.msg_type === 'pong'), dialect).toBe(dialect === 'standin');
+    }
+  });
+
   it('answers an offer_2 for a room that is gone with quit, the specification\'s own end', async () => {
     const t = servers.get('seed')!;
     const c = await SignalingClient.connect(t.wsUrl);

@@ -25,6 +25,10 @@ describe('parseServerFrame', () => {
     expect(result.ok).toBe(false);
   });
 
+  it('reads the heartbeat extension answer, pong (PROTOCOL.md, Heartbeat)', () => {
+    expect(parse({ msg_type: 'pong' })).toEqual({ ok: true, messages: [{ msg_type: 'pong' }], notes: [] });
+  });
+
   it('drops a frame larger than the limit without parsing it', () => {
     const result = parseServerFrame(`{"msg_type":"asr","msg_id":"u","text":"${'x'.repeat(MAX_FRAME_CHARS)}"}`);
     expect(result).toMatchObject({ ok: false, reason: expect.stringContaining('too large') });

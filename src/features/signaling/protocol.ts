@@ -21,9 +21,11 @@ export type TtsMessage = {
 };
 export type QuitMessage = { msg_type: 'quit'; text?: string };
 export type ErrorMessage = { msg_type: 'error'; text: string };
+/** PROTOCOL.md, *Heartbeat* (an extension): the answer to the client's `ping`. */
+export type PongMessage = { msg_type: 'pong' };
 
 /** A validated, serializable server frame. */
-export type ServerMessage = CommandMessage | AsrMessage | TtsMessage | QuitMessage | ErrorMessage;
+export type ServerMessage = CommandMessage | AsrMessage | TtsMessage | QuitMessage | ErrorMessage | PongMessage;
 
 /** Frames the other features ask the signaling saga to send (room_id, app_id and deviceId are added by it). */
 export type ClientRequest =
@@ -37,8 +39,8 @@ export type ClientRequest =
   | { type: 'break' }
   | { type: 'play'; data: { msg_id: string; state: 'start' | 'end' } };
 
-/** Frames only the session's own sagas send. */
-export type SessionFrame = { type: 'offer_2' } | { type: 'say_hello'; data: { lang: Lang } } | { type: 'close_webrtc' };
+/** Frames only the session's own sagas send (`ping`: PROTOCOL.md, *Heartbeat*, an extension). */
+export type SessionFrame = { type: 'offer_2' } | { type: 'say_hello'; data: { lang: Lang } } | { type: 'close_webrtc' } | { type: 'ping' };
 
 export interface FrameIdentity {
   room_id: string;
@@ -186,6 +188,8 @@ function contentOf(obj: Obj, frameText: string | undefined, notes: string[], wit
       return { message: compact({ msg_type: 'quit' as const, text: frameText }) };
     case 'error':
       return { message: { msg_type: 'error', text: frameText ?? '' } };
+    case 'pong':
+      return { message: { msg_type: 'pong' } };
     case 'command':
     case undefined:
     case null:

@@ -95,4 +95,46 @@ describe('PCM feed', () => {
     feed.attach(s);
     expect(got).toEqual([]);
   });
+
+  it('replays to a successor the audio its predecessor was written from a point on, then what was held, with the clock placed at the replay', () => {
+    const feed = createPcmFeed();
+    // 96 ms chunks, each tagged by its first sample.
+    const tagged = (n: number) => {
+      const pcm = new Int16Array(1536);
+      pcm[0] = n;
+      return pcm;
+    };
+    const first = sink();
+    feed.attach(first.s);
+    [1, 2, 3, 4].forEach((n) => feed.write(tagged(n)));
+    feed.detach(first.s);
+    feed.write(tagged(5));
+    const next = sink();
+    // From 192 ms on: chunks 3 and 4 (written to the first sink), then 5 (held).
+    feed.attach(next.s, 192);
+    feed.write(tagged(6));
+    expect(next.got).toEqual([3, 4, 5, 6]);
+    expect(feed.sinkStartMs).toBe(192);
+    expect(feed.handedOver).toBe(3);
+  });
+
+  it('replays no more than REPLAY_KEEP_MS, and nothing from before a pause', () => {
+    const feed = createPcmFeed();
+    const second = new Int16Array(16_000);
+    const first = sink();
+    feed.attach(first.s);
+    for (let n = 1; n <= 8; n += 1) feed.write(second.map((_, i) => (i === 0 ? n : 0)));
+    feed.detach(first.s);
+    const next = sink();
+    feed.attach(next.s, 0);
+    expect(next.got).toEqual([4, 5, 6, 7, 8]);
+    expect(feed.sinkStartMs).toBe(3_000);
+    feed.setPaused(true);
+    feed.setPaused(false);
+    feed.detach(next.s);
+    const third = sink();
+    feed.attach(third.s, 0);
+    expect(third.got).toEqual([]);
+    expect(feed.sinkStartMs).toBe(8_000);
+  });
 });

@@ -26,8 +26,13 @@ export interface PcmFeed {
   readonly sinkStartMs: number | null;
   /** The pipeline's onPcm16. */
   write(pcm16: Int16Array): void;
-  /** Sends what was held, then everything that follows, to `sink`. */
-  attach(sink: PcmSink): void;
+  /**
+   * Sends what was held, then everything that follows, to `sink`. With `replayFromMs` (a
+   * point on the feed's clock), the audio the previous sink was written from then on is sent
+   * first too, as far as REPLAY_KEEP_MS back: a recognizer replacing one whose path died
+   * hears what the dead one never answered.
+   */
+  attach(sink: PcmSink, replayFromMs?: number): void;
   /** Stops writing to `sink` (if it is still the current one); later chunks are held again. */
   detach(sink: PcmSink): void;
   /** Paused (muted): chunks are dropped, not held. */
@@ -41,6 +46,8 @@ const SAMPLES_PER_MS = 16;
 
 /** 10 s of audio: more than any recognizer takes to connect; a bound on memory if it never does. */
 export const MAX_HELD_CHUNKS = 105;
+/** How much of the audio already written to a sink is kept for a successor's replay (160 KB). */
+export const REPLAY_KEEP_MS = 5_000;
 
 export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
   let held: Int16Array[] = [];
@@ -53,7 +60,25 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
   /** How much audio `held` carries (ms). */
   let heldMs = 0;
   let sinkStartMs: number | null = null;
+  /** The newest audio written to a sink, up to REPLAY_KEEP_MS; it ends where `held` starts. */
+  let recent: Int16Array[] = [];
+  let recentMs = 0;
   const msOf = (pcm16: Int16Array) => pcm16.length / SAMPLES_PER_MS;
+  const keep = (pcm16: Int16Array) => {
+    recent.push(pcm16);
+    recentMs += msOf(pcm16);
+    while (recent.length > 1 && recentMs - msOf(recent[0]!) >= REPLAY_KEEP_MS) recentMs -= msOf(recent.shift()!);
+  };
+  /** The kept audio from `fromMs` on (whole chunks), and where it starts on the clock. */
+  const replayFrom = (fromMs: number) => {
+    let startMs = receivedMs - heldMs;
+    let first = recent.length;
+    while (first > 0 && startMs - msOf(recent[first - 1]!) >= fromMs - 1e-6) {
+      first -= 1;
+      startMs -= msOf(recent[first]!);
+    }
+    return { chunks: recent.slice(first), startMs };
+  };
 
   return {
     get received() {
@@ -74,21 +99,28 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       receivedMs += msOf(pcm16);
       if (sink) {
         sink.write(pcm16);
+        keep(pcm16);
         return;
       }
       held.push(pcm16);
       heldMs += msOf(pcm16);
       if (held.length > maxHeld) held.splice(0, held.length - maxHeld).forEach((dropped) => (heldMs -= msOf(dropped)));
     },
-    attach(next) {
+    attach(next, replayFromMs) {
       if (closed) return;
       sink = next;
+      const replay = replayFromMs === undefined ? { chunks: [], startMs: receivedMs - heldMs } : replayFrom(replayFromMs);
       const pending = held;
       held = [];
-      handedOver = pending.length;
-      sinkStartMs = receivedMs - heldMs;
+      handedOver = replay.chunks.length + pending.length;
+      sinkStartMs = replay.startMs;
       heldMs = 0;
-      for (const chunk of pending) next.write(chunk);
+      // The replay is kept already; what was held joins it.
+      for (const chunk of replay.chunks) next.write(chunk);
+      for (const chunk of pending) {
+        next.write(chunk);
+        keep(chunk);
+      }
     },
     detach(old) {
       // A recognizer closing after its successor was attached must not cut the successor off.
@@ -102,6 +134,9 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       if (paused) {
         held = [];
         heldMs = 0;
+        // Audio from before a pause is not replayed after it: the clock does not run meanwhile.
+        recent = [];
+        recentMs = 0;
       }
     },
     close() {
@@ -110,6 +145,8 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       sinkStartMs = null;
       held = [];
       heldMs = 0;
+      recent = [];
+      recentMs = 0;
     },
   };
 }

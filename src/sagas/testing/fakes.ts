@@ -40,6 +40,12 @@ export class FakeSocket implements SignalingSocket {
   send = vi.fn((text: string) => {
     if (!this.isOpen()) return false;
     const frame = JSON.parse(text) as Record<string, unknown>;
+    // Heartbeats are counted apart, so `sent` and types() read as the conversation.
+    if (frame.type === 'ping') {
+      this.pings += 1;
+      if (this.answerPing) this.serverSend({ msg_type: 'pong' });
+      return true;
+    }
     this.sent.push(frame);
     if (frame.type === 'offer_2' && this.roomGone) this.serverSend({ msg_type: 'error', text: 'offer_2: unknown room' });
     else if (frame.type === 'offer_2' && this.answerOffer) this.serverSend(this.asrReady);
@@ -52,6 +58,10 @@ export class FakeSocket implements SignalingSocket {
 
   /** Answer offer_2 with asr_ready, like the stand-in. */
   answerOffer = true;
+  /** Answer ping with pong, like the stand-in (PROTOCOL.md, *Heartbeat*); false: a server without heartbeats, or a dead path. */
+  answerPing = true;
+  /** Pings the client sent on this socket (not in `sent`). */
+  pings = 0;
   /** The frame that carries asr_ready: the stand-in's shape unless a test sets another. */
   asrReady: Record<string, unknown> = { msg_type: 'command', command: 'asr_ready' };
   /** Answer offer_2 with the stand-in's error for a room that no longer exists. */
@@ -164,8 +174,14 @@ export function createFakes(options: FakeOptions = {}) {
   const peers: FakePeer[] = [];
   const signals: Record<string, AbortSignal[]> = { route: [], startLive: [], streams: [], whep: [], whepPrepare: [] };
   const visibility = new Set<(hidden: boolean) => void>();
+  const network = new Set<(hint: 'online' | 'connection') => void>();
   /** What each next socket / peer does; the last entry repeats. */
-  const plan = { sockets: ['join'] as SocketBehaviour[], peers: ['connect'] as PeerBehaviour[] };
+  const plan = {
+    sockets: ['join'] as SocketBehaviour[],
+    peers: ['connect'] as PeerBehaviour[],
+    /** Whether new sockets answer pings (false: a back end without the heartbeat extension). */
+    pongs: true,
+  };
   const next = <T>(list: T[]): T => (list.length > 1 ? (list.shift() as T) : (list[0] as T));
 
   const live = {
@@ -219,6 +235,7 @@ export function createFakes(options: FakeOptions = {}) {
       sockets.push(s);
       const behaviour = next(plan.sockets);
       if (behaviour === 'gone') s.roomGone = true;
+      s.answerPing = plan.pongs;
       if (options.asrReady) s.asrReady = options.asrReady;
       if (behaviour === 'join' || behaviour === 'gone') later(() => s.serverOpen());
       if (behaviour === 'refuse') later(() => s.refuse());
@@ -236,6 +253,10 @@ export function createFakes(options: FakeOptions = {}) {
     onVisibilityChange: vi.fn((listener: (hidden: boolean) => void) => {
       visibility.add(listener);
       return () => visibility.delete(listener);
+    }),
+    onNetworkChange: vi.fn((listener: (hint: 'online' | 'connection') => void) => {
+      network.add(listener);
+      return () => network.delete(listener);
     }),
     setLeaveGuard: vi.fn<PlatformService['setLeaveGuard']>(),
     afterNextPaint: vi.fn<PlatformService['afterNextPaint']>(() => Promise.resolve()),
@@ -284,6 +305,12 @@ export function createFakes(options: FakeOptions = {}) {
     setHidden(hidden: boolean) {
       for (const listener of visibility) listener(hidden);
     },
+    /** The browser says its network changed. */
+    networkChanged(hint: 'online' | 'connection') {
+      for (const listener of network) listener(hint);
+    },
+    /** Listeners on the browser's network events (0 once the session has ended). */
+    networkListeners: () => network.size,
   };
 }
 
