@@ -19,8 +19,12 @@
  *   - before: the reference, the app before any of that (commit REFERENCE_REF, built from
  *     git here): the raised threshold alone, and every stray phrase sent unless its words
  *     repeat the avatar's.
+ *   - gate, after a media reconnect: the app again at −25 dB, in calls whose avatar media
+ *     the stand-in dropped first (`media-drop`), so a new WHEP connection and a new stream
+ *     play: the echo gate must follow it (issue 29).
  * Goals (the app as it is, at −25 dB, the issue's realistic residual): no false barge-in;
- * the question interrupts within 500 ms of its onset; its words arrive (accuracy ≥ 0.75).
+ * the question interrupts within 500 ms of its onset; its words arrive (accuracy ≥ 0.75);
+ * after a media reconnect, no false barge-in and the words arrive.
  * At the other levels the figures are reported, not judged.
  *
  *   node bench/echo.mjs           BENCH_SKIP_BUILD=1 reuses the build
@@ -47,6 +51,8 @@ const FILES = { silence: join(FIXTURES, 'silence-3s.wav'), question: join(FIXTUR
 const QUESTION = 'where is the nearest store';
 const LEVELS_DB = isQuick() ? [-25] : [-35, -25, -15];
 const SETTINGS = ['gate', 'before'];
+/** The app's setting again, in a call whose avatar media the stand-in dropped first (issue 29). */
+const RECONNECT = 'gate, after a media reconnect';
 /** The app before the echo gate: the reference build. */
 const REFERENCE_REF = process.env.ECHO_REFERENCE_REF ?? '9e4c11a';
 const REFERENCE_DIR = join(ROOT, '.cache', 'bench-dist-echo-before');
@@ -56,7 +62,13 @@ const QUESTION_AT_S = 6;
 const LATENCY_BUDGET_MS = 500;
 const ACCURACY_GOAL = 0.75;
 
-async function call(browser, base, { gainDb, file, leadSeconds }) {
+/**
+ * One call over a 25 s reply. `reconnect`: first the stand-in drops the avatar's media and a
+ * new WHEP connection plays (the call must follow the new stream); the question is then said
+ * into the running microphone (`say`) QUESTION_AT_S into the reply, since the reconnect's
+ * length would move a file's fixed lead.
+ */
+async function call(browser, base, { gainDb, file, leadSeconds, reconnect = false, say = false }) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
   try {
     const page = await context.newPage();
@@ -73,21 +85,53 @@ async function call(browser, base, { gainDb, file, leadSeconds }) {
     await page.waitForTimeout(8000);
     await page.getByRole('button', { name: 'Start call', exact: true }).click();
     await page.getByRole('button', { name: 'Hang up', exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
+    if (reconnect) {
+      const struck = await page.request.post(`${base}/__standin/strike`, { data: { faults: ['media-drop'] } });
+      if (struck.status() !== 200) throw new Error(`strike: ${struck.status()} ${await struck.text()}`);
+      // The new stream plays into the microphone (the test microphone's echo follows the avatar's <audio>).
+      await page.waitForFunction(() => (window.__testMicrophone?.echoSources ?? 0) >= 2, null, { timeout: 30_000 });
+      await page.waitForTimeout(3000);
+    }
     const calledAt = await page.evaluate(() => Date.now());
     const said = await page.request.post(`${base}/__standin/say`, { data: { text: LONG_REPLY } });
     if (said.status() !== 200) throw new Error(`say: ${said.status()} ${await said.text()}`);
+    let saidAt = null;
+    if (say) {
+      await page.waitForTimeout(QUESTION_AT_S * 1000);
+      saidAt = await page.evaluate(() => window.__testMicrophone.say('question'));
+    }
     // The reply's end (nlp_end) or its interruption, then the answer to a question if any.
-    await page.waitForTimeout(35_000);
+    await page.waitForTimeout(say ? 35_000 - QUESTION_AT_S * 1000 : 35_000);
     const { sent, fileStartedAt } = await page.evaluate(() => ({ sent: window.__sent.filter((s) => s.t >= 0), fileStartedAt: window.__testMicrophone?.fileStartedAt }));
     await page.getByRole('button', { name: 'Hang up', exact: true }).click();
     const during = sent.filter((s) => s.t >= calledAt);
     const breaks = during.filter((s) => s.frame.type === 'break');
     const messages = during.filter((s) => s.frame.type === 'message_text' && s.frame.source === 'nlpmsg');
-    return { breaks, messages, fileStartedAt };
+    return { breaks, messages, fileStartedAt: saidAt ?? fileStartedAt };
   } finally {
     await context.close();
   }
 }
+
+/** One table row from a call with the echo only and one with the question. */
+function rowOf(gainDb, setting, quiet, spoken, onset) {
+  const questionAt = spoken.fileStartedAt + onset;
+  const firstBreak = spoken.breaks.find((b) => b.t >= questionAt - 200);
+  const message = spoken.messages.find((m) => m.t >= questionAt);
+  return {
+    gainDb,
+    setting,
+    falseBargeIns: quiet.breaks.length + quiet.messages.length,
+    falseTexts: quiet.messages.map((m) => m.frame.text),
+    breakBeforeQuestion: spoken.breaks.filter((b) => b.t < questionAt - 200).length,
+    breakLatencyMs: firstBreak ? firstBreak.t - questionAt : null,
+    sent: message ? message.frame.text : null,
+    wordAccuracy: message ? Number(wordAccuracy(QUESTION, message.frame.text).toFixed(2)) : 0,
+  };
+}
+
+const logRow = (row) =>
+  console.log(`  ${row.gainDb} dB ${row.setting}: false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
 
 await runBench('echo', { what: "the avatar's residual echo in a call: false barge-ins, and a question spoken over the avatar", chromium: CHROMIUM_PATH }, async (report) => {
   report.settings = { levelsDb: LEVELS_DB, delayMs: DELAY_MS, settings: SETTINGS, replyChars: LONG_REPLY.length, questionAtS: QUESTION_AT_S, question: QUESTION };
@@ -111,22 +155,18 @@ await runBench('echo', { what: "the avatar's residual echo in a call: false barg
           const base = standins[setting].url;
           const quiet = await call(browser, base, { gainDb, file: 'silence', leadSeconds: 0 });
           const spoken = await call(browser, base, { gainDb, file: 'question', leadSeconds: QUESTION_AT_S });
-          const questionAt = spoken.fileStartedAt + onset;
-          const firstBreak = spoken.breaks.find((b) => b.t >= questionAt - 200);
-          const message = spoken.messages.find((m) => m.t >= questionAt);
-          const row = {
-            gainDb,
-            setting,
-            falseBargeIns: quiet.breaks.length + quiet.messages.length,
-            falseTexts: quiet.messages.map((m) => m.frame.text),
-            breakBeforeQuestion: spoken.breaks.filter((b) => b.t < questionAt - 200).length,
-            breakLatencyMs: firstBreak ? firstBreak.t - questionAt : null,
-            sent: message ? message.frame.text : null,
-            wordAccuracy: message ? Number(wordAccuracy(QUESTION, message.frame.text).toFixed(2)) : 0,
-          };
-          rows.push(row);
-          console.log(`  ${gainDb} dB ${setting}: false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
+          rows.push(rowOf(gainDb, setting, quiet, spoken, onset));
+          logRow(rows.at(-1));
         }
+      }
+      // The call after the stand-in dropped the avatar's media and a new WHEP connection plays.
+      {
+        const base = standins.gate.url;
+        const gainDb = -25;
+        const quiet = await call(browser, base, { gainDb, file: 'silence', leadSeconds: 0, reconnect: true });
+        const spoken = await call(browser, base, { gainDb, file: 'silence', leadSeconds: 0, reconnect: true, say: true });
+        rows.push(rowOf(gainDb, RECONNECT, quiet, spoken, onset));
+        logRow(rows.at(-1));
       }
     } finally {
       await browser.close();
@@ -143,6 +183,9 @@ await runBench('echo', { what: "the avatar's residual echo in a call: false barg
   if (app.breakLatencyMs === null) report.note('At −25 dB the question spoken over the avatar sent no break: the latency shown is the 35 s window.');
   report.goal('break-latency', { label: 'question onset → break, at −25 dB (the app)', value: app.breakLatencyMs ?? 35_000, limit: LATENCY_BUDGET_MS, unit: 'ms' });
   report.goal('word-accuracy', { label: 'word accuracy of the question spoken over the avatar, at −25 dB (the app)', value: app.wordAccuracy, limit: ACCURACY_GOAL, cmp: '>=', unit: '', digits: 2 });
+  const again = rows.find((r) => r.setting === RECONNECT);
+  report.goal('false-barge-ins-after-reconnect', { label: 'false barge-ins over a 25 s reply at −25 dB after a media reconnect (the app)', value: again.falseBargeIns, limit: 0, unit: '' });
+  report.goal('word-accuracy-after-reconnect', { label: 'word accuracy of the question over the avatar at −25 dB after a media reconnect (the app)', value: again.wordAccuracy, limit: ACCURACY_GOAL, cmp: '>=', unit: '', digits: 2 });
   const before = rows.find((r) => r.gainDb === -25 && r.setting === 'before');
   const total = (setting, key) => rows.filter((r) => r.setting === setting).reduce((sum, r) => sum + r[key], 0);
   report.ratio('false-barge-ins-vs-before', {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { networkChangeSuspected, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { networkChangeSuspected, signalingResumed, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_POLL_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS, MEDIA_SILENCE_MS } from './media.ts';
 import { SIGNALING_OPEN_TIMEOUT_MS, SIGNALING_RECONNECT_DELAY_MS } from './signaling.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
@@ -125,6 +125,17 @@ describe('media', () => {
     await h.flush();
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
+  });
+
+  it('the signaling channel rejoining on a new socket sends a waiting reconnect attempt at once: a media server that knows its viewers by the room refused one made before', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    h.dispatch(signalingResumed());
+    await h.flush();
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
   });
 
   it('the media going quiet by itself (no sign from the browser) still waits the specification\'s 2 s', async () => {

@@ -14,6 +14,7 @@ import {
   mediaStateChanged,
   networkChangeSuspected,
   selectSignalingState,
+  signalingResumed,
   signalingStateChanged,
 } from '../features/session/sessionSlice.ts';
 import { createLogger } from '../services/logger.ts';
@@ -55,6 +56,8 @@ export const NETWORK_CHANGE_WINDOW_MS = 10_000;
 
 /** The browser's own signs that its network changed (not the media's own silence). */
 const isNetworkChange = (a: Action) => networkChangeSuspected.match(a) && a.payload !== 'media';
+/** News that a reconnect waiting for its next attempt acts on at once. */
+const isPathNews = (a: Action) => isNetworkChange(a) || signalingResumed.match(a);
 /** When the browser last said its network changed (Date.now()), shared by the watch and the reconnects. */
 interface NetworkNews {
   changedAt: number;
@@ -209,18 +212,20 @@ function* waitForAttempt(ms: number, attemptSignal: AbortSignal, target: MediaTa
   const { whep } = yield* services();
   const lead = Math.min(ms, PREPARE_LEAD_MS);
   // The browser saying its network changed ends the wait: the old path will not come back,
-  // and the new one is there to be used.
-  const { changed } = yield* race({ waited: delay(ms - lead), changed: take(isNetworkChange) });
+  // and the new one is there to be used. So does the signaling channel rejoining the room on
+  // a new socket (a path that died): a media server that knows its viewers by the room's
+  // signaling (the stand-in's owner check) refused an attempt made before it.
+  const { changed } = yield* race({ waited: delay(ms - lead), changed: take(isPathNews) });
   if (changed) {
     news.changedAt = Date.now();
-    log.info('the network changed: the attempt goes now');
+    log.info('the path changed: the attempt goes now', { why: changed.type });
   }
   // With the session's own ICE servers (the route's relay credential): an offer made with the
   // build's would gather no relay candidate under ?relay=1.
   if (target.iceServers) whep.prepare(attemptSignal, target.iceServers);
   else whep.prepare(attemptSignal);
   if (changed) return;
-  const { changed: late } = yield* race({ waited: delay(lead), changed: take(isNetworkChange) });
+  const { changed: late } = yield* race({ waited: delay(lead), changed: take(isPathNews) });
   if (late) news.changedAt = Date.now();
 }
 

@@ -185,19 +185,12 @@ describe('signaling', () => {
   describe('a socket on a path that died (a new network)', () => {
     const resumed = () => h.ofType('session/signalingResumed').length;
 
-    it('with a server that answers pings: a network change is checked with a ping, and a socket that gives no answer within PROBE_TIMEOUT_MS is left quietly for a new one at once', async () => {
+    it('the browser saying its network changed leaves the socket quietly for a new one at once, which rejoins the room', async () => {
       await goLive(h);
       const old = h.sockets[0]!;
-      // The join asked whether the server has a heartbeat, and it answered.
-      expect(old.pings).toBe(1);
-      old.answerPing = false;
       h.networkChanged('online');
       await h.flush();
-      expect(old.pings).toBe(2);
-      await h.advance(PROBE_TIMEOUT_MS - 1);
-      expect(h.sockets).toHaveLength(1);
-      await h.advance(1);
-      // No close_webrtc on the old socket: the room is still ours, and no 500 ms wait.
+      // No close_webrtc on the old socket: the room is still ours; and no 500 ms wait.
       expect(old.closed).toBe(true);
       expect(old.types()).toEqual(['offer_2', 'say_hello']);
       expect(h.sockets).toHaveLength(2);
@@ -208,9 +201,28 @@ describe('signaling', () => {
       expect(h.state().notices.alert).toBeNull();
     });
 
+    it('with a server that answers pings: the media going quiet is checked with a ping, and a socket that gives no answer within PROBE_TIMEOUT_MS is left for a new one at once', async () => {
+      await goLive(h);
+      const old = h.sockets[0]!;
+      // The join asked whether the server has a heartbeat, and it answered.
+      expect(old.pings).toBe(1);
+      old.answerPing = false;
+      h.dispatch(networkChangeSuspected('media'));
+      await h.flush();
+      expect(old.pings).toBe(2);
+      await h.advance(PROBE_TIMEOUT_MS - 1);
+      expect(h.sockets).toHaveLength(1);
+      await h.advance(1);
+      expect(old.types()).not.toContain('close_webrtc');
+      expect(h.sockets).toHaveLength(2);
+      expect(h.sockets[1]?.types()).toEqual(['offer_2']);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+      expect(resumed()).toBe(1);
+    });
+
     it('with a server that answers pings: a socket that answers the check is kept', async () => {
       await goLive(h);
-      h.networkChanged('connection');
+      h.dispatch(networkChangeSuspected('media'));
       await h.advance(5 * PROBE_TIMEOUT_MS);
       expect(h.sockets).toHaveLength(1);
       expect(h.sockets[0]?.pings).toBe(2);
@@ -232,7 +244,7 @@ describe('signaling', () => {
       expect(resumed()).toBe(1);
     });
 
-    it('with a server that has no heartbeat: only a changed network leaves the socket (not the media going quiet), and an idle socket is never left', async () => {
+    it('with a server that has no heartbeat: the media going quiet leaves the socket alone, an idle socket is never left, and the browser saying its network changed still resumes', async () => {
       // Sockets ignore pings, as a back end without the extension does.
       h.plan.pongs = false;
       await goLive(h);

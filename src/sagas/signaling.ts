@@ -6,12 +6,11 @@
  *
  * A socket can also die without closing: a phone that moved to a new network keeps a
  * socket on an address it no longer has, and the browser learns of it only minutes later.
- * So the channel checks its socket whenever something says the path may have changed
- * (networkChangeSuspected: the browser back online or on a new connection type, the avatar's
- * media gone quiet) and every HEARTBEAT_MS: with a server that answers `ping` (PROTOCOL.md,
- * *Heartbeat*, an extension it shows by answering the first one), a socket that has not
- * answered within the bound is stale; with one that does not, only a changed network
- * (online, connection) condemns the socket. A stale socket is left without close_webrtc
+ * The browser's own word that its network changed (networkChangeSuspected 'online' or
+ * 'connection') condemns the socket at once. The avatar's media going quiet, and every
+ * HEARTBEAT_MS, the socket is asked instead, where the server answers `ping` (PROTOCOL.md,
+ * *Heartbeat*, an extension it shows by answering the first one): a socket that has not
+ * answered within the bound is stale. A stale socket is left without close_webrtc
  * (the room is still ours) and the channel resumes at once on a new one, which rejoins with
  * offer_2; sockets that cannot open while the network is still down are not counted
  * against the 3 reconnects for RESUME_WINDOW_MS. Once the new socket has joined,
@@ -154,18 +153,22 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
     const deadline = Date.now() + within;
     alive.deadline = alive.deadline === null ? deadline : Math.min(alive.deadline, deadline);
   };
-  /** Something says the path may have changed: true when the socket is to be left at once. */
+  /**
+   * Something says the path may have changed: true when the socket is to be left at once.
+   * The browser's own word (back online, a new connection type) is enough: the socket is on
+   * the old path. The media going quiet may be the media server alone, so the socket is asked.
+   */
   const doubt = (hint: NetworkHint) => {
     if (!joined) return false;
-    if (memory.heartbeat) {
-      log.info('the network may have changed: is the socket still answering?', { hint });
-      ping(PROBE_TIMEOUT_MS);
-      return false;
+    if (hint !== 'media') {
+      log.warn('the network changed under the socket: resuming on a new one', { hint });
+      return true;
     }
-    // A server without heartbeats cannot say; only a network that did change condemns the socket.
-    if (hint === 'media') return false;
-    log.warn('the network changed under the socket: resuming on a new one', { hint });
-    return true;
+    // A server without heartbeats cannot say; the socket stays until it closes.
+    if (!memory.heartbeat) return false;
+    log.info('the media went quiet: is the socket still answering?');
+    ping(PROBE_TIMEOUT_MS);
+    return false;
   };
   try {
     for (;;) {
