@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { networkChangeSuspected, signalingResumed, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
-import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_POLL_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS, MEDIA_SILENCE_MS } from './media.ts';
+import { networkChangeSuspected, signalingResumed, signalingStateChanged, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_DOUBT_MS, MEDIA_POLL_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS, MEDIA_SILENCE_MS, RESUME_WAIT_MS } from './media.ts';
 import { SIGNALING_OPEN_TIMEOUT_MS, SIGNALING_RECONNECT_DELAY_MS } from './signaling.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { goLive } from './testing/live.ts';
@@ -135,6 +135,45 @@ describe('media', () => {
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
     h.dispatch(signalingResumed());
     await h.flush();
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+  });
+
+  it('half a second of silence makes the app doubt its path once, before the drop, so the signaling channel asks its socket in time', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    const hints = () => h.ofType(networkChangeSuspected.type).map((a) => a.payload);
+    await h.advance(MEDIA_DOUBT_MS - MEDIA_POLL_MS);
+    expect(hints()).toEqual([]);
+    await h.advance(MEDIA_POLL_MS * 2);
+    expect(hints()).toEqual(['media']);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    await h.advance(MEDIA_SILENCE_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(hints()).toEqual(['media']);
+  });
+
+  it('an attempt made while the signaling channel resumes waits for it to rejoin the room, RESUME_WAIT_MS at most', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    h.dispatch(signalingStateChanged('resuming'));
+    await h.advance(MEDIA_RECONNECT_DELAY_MS + MEDIA_POLL_MS);
+    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    h.dispatch(signalingResumed());
+    await h.flush();
+    expect(h.whep.connect).toHaveBeenCalledTimes(2);
+  });
+
+  it('an attempt made while the signaling channel resumes goes after RESUME_WAIT_MS if the channel has not rejoined', async () => {
+    await goLive(h);
+    await h.advance(MEDIA_POLL_MS * 4);
+    h.peers[0]!.flowing = false;
+    h.dispatch(signalingStateChanged('resuming'));
+    await h.advance(MEDIA_RECONNECT_DELAY_MS + MEDIA_POLL_MS);
+    expect(h.whep.connect).toHaveBeenCalledTimes(1);
+    await h.advance(RESUME_WAIT_MS);
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
   });
 

@@ -44,6 +44,12 @@ export const MEDIA_POLL_MS = 250;
  * so a second of nothing is no jitter.
  */
 export const MEDIA_SILENCE_MS = 1000;
+/**
+ * Media that has not arrived this long makes the app doubt its path at once
+ * (networkChangeSuspected 'media'): the signaling channel asks its socket then, so that on a
+ * new network it has rejoined the room by the time the media reconnects.
+ */
+export const MEDIA_DOUBT_MS = 300;
 /** A reconnect attempt's offer is made this long before its WHEP request goes (see waitForAttempt). */
 export const PREPARE_LEAD_MS = 1000;
 /**
@@ -56,6 +62,8 @@ export const NETWORK_CHANGE_WINDOW_MS = 10_000;
 
 /** The browser's own signs that its network changed (not the media's own silence). */
 const isNetworkChange = (a: Action) => networkChangeSuspected.match(a) && a.payload !== 'media';
+/** How long an attempt waits for a signaling channel that is resuming to rejoin the room. */
+export const RESUME_WAIT_MS = 2_000;
 /** News that a reconnect waiting for its next attempt acts on at once. */
 const isPathNews = (a: Action) => isNetworkChange(a) || signalingResumed.match(a);
 /** When the browser last said its network changed (Date.now()), shared by the watch and the reconnects. */
@@ -126,6 +134,8 @@ function* mediaArrived(connection: WhepConnection, heard: MediaHeard) {
 function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }, news: NetworkNews): Generator<unknown, MediaDrop> {
   const chan = peerChannel(connection);
   const heard: MediaHeard = { mark: null, heardAt: Date.now() };
+  /** The app was told of this silence (MEDIA_DOUBT_MS). */
+  let doubted = false;
   try {
     for (;;) {
       const { event, changed } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS), changed: take(isNetworkChange) });
@@ -136,8 +146,17 @@ function* watchUntilDropped(connection: WhepConnection, state: { connected: bool
       if (!event) {
         if (connection.connectionState() !== 'connected') continue;
         const armed = heard.mark !== null;
-        if ((yield* mediaArrived(connection, heard)) || !armed) continue;
-        if (Date.now() - heard.heardAt < MEDIA_SILENCE_MS) continue;
+        if ((yield* mediaArrived(connection, heard)) || !armed) {
+          doubted = false;
+          continue;
+        }
+        const silentMs = Date.now() - heard.heardAt;
+        if (silentMs >= MEDIA_DOUBT_MS && !doubted) {
+          doubted = true;
+          // The path may have changed under the whole session: the signaling channel checks its own.
+          yield* put(networkChangeSuspected('media'));
+        }
+        if (silentMs < MEDIA_SILENCE_MS) continue;
         log.warn('media dropped: nothing arrived while the connection says connected', { silentMs: Date.now() - heard.heardAt });
         return { kind: 'silent', heardAt: heard.heardAt };
       }
@@ -297,9 +316,15 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
           ok: call(function* () {
             yield* call(waitForAttempt, wait, attemptAbort.signal, target, news);
             // Reconnecting makes sense only while the room is reachable; a lost channel ends the
-            // session on its own. A channel being resumed beside a silent socket is no reason to wait.
-            if (CHANNEL_DOWN.includes(yield* select(selectSignalingState))) {
+            // session on its own.
+            const channel = yield* select(selectSignalingState);
+            if (CHANNEL_DOWN.includes(channel)) {
               yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
+            } else if (channel === 'resuming') {
+              // A channel resuming on a new network rejoins the room in a moment; a media server
+              // that knows its viewers by the room's signaling (the stand-in) refuses an attempt
+              // made before. Not for long: on a dead network the attempt fails either way.
+              yield* race({ resumed: take(signalingResumed.match), waited: delay(RESUME_WAIT_MS) });
             }
             const { connected } = yield* race({
               connected: call(function* () {
@@ -369,8 +394,9 @@ export function* superviseMedia(first: WhepConnection, target: MediaTarget, sign
   try {
     for (;;) {
       const drop = yield* watchUntilDropped(current, state, news);
-      // The path may have changed under the whole session: the signaling channel checks its own.
-      yield* put(networkChangeSuspected('media'));
+      // The path may have changed under the whole session: the signaling channel checks its own
+      // (a silence told it already, at MEDIA_DOUBT_MS).
+      if (drop.kind === 'state') yield* put(networkChangeSuspected('media'));
       // A connection that only went quiet or disconnected may come back while the first attempt waits.
       const recoverable = drop.kind === 'silent' || drop.state === 'disconnected';
       owned = null;

@@ -51,8 +51,12 @@ export const SIGNALING_OPEN_TIMEOUT_MS = 5000;
 export const HEARTBEAT_MS = 10_000;
 /** A heartbeat ping with no frame at all from the server within this long: the socket is stale. */
 export const HEARTBEAT_TIMEOUT_MS = 4_000;
-/** After a sign that the network changed, the server has this long to answer a ping. */
-export const PROBE_TIMEOUT_MS = 1_500;
+/**
+ * When the avatar's media goes quiet, the server has this long to answer a ping: on a
+ * new network the channel has then rejoined the room by the time the media reconnects
+ * (media.ts: the doubt at 300 ms of silence, the drop at 1 s). Well above a mobile RTT.
+ */
+export const PROBE_TIMEOUT_MS = 1_000;
 /**
  * A deadline noticed this much after it passed says the page was starved (a busy phone, a
  * frozen tab), not that the server was silent: its frames may be queued behind the timer.

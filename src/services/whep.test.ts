@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpError, type HttpClient, type TextResponse } from './http.ts';
-import { createWhepService, whepUrl, type PeerEvent } from './whep.ts';
+import { CANDIDATE_SETTLE_MS, createWhepService, whepUrl, type PeerEvent } from './whep.ts';
 
 /** Just enough of RTCPeerConnection for the WHEP flow. */
 class FakePeerConnection extends EventTarget {
@@ -313,5 +313,69 @@ describe('whep', () => {
     });
     await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
     expect(postText).toHaveBeenCalledWith(whepUrl('', 'r'), OFFER, 'application/sdp', expect.anything());
+  });
+
+  describe('an offer whose gathering runs on after it has what it needs (a phone just moved to another network)', () => {
+    /** Gathering that yields a host, then a relay candidate, and never completes. */
+    class StuckGathering extends FakePeerConnection {
+      override setLocalDescription(desc: RTCSessionDescriptionInit) {
+        this.localDescription = desc;
+        const add = (line: string, type: string, at: number) =>
+          setTimeout(() => {
+            this.localDescription = { ...this.localDescription, sdp: `${this.localDescription?.sdp ?? ''}\r\n${line}` } as RTCSessionDescriptionInit;
+            this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type, candidate: line.slice(2) } }));
+          }, at);
+        add('a=candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host', 'host', 5);
+        add('a=candidate:2 1 udp 41885439 10.0.0.1 50001 typ relay raddr 10.0.0.3 rport 50000', 'relay', 40);
+        return Promise.resolve();
+      }
+    }
+    const connectWith = async (iceServers: RTCIceServer[]) => {
+      const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
+      const service = createWhepService({
+        http: { postText } as unknown as HttpClient,
+        iceServers,
+        createPeer: (config) => new StuckGathering(config) as unknown as RTCPeerConnection,
+        iceGatheringTimeoutMs: 10_000,
+      });
+      const started = performance.now();
+      await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+      return { ms: performance.now() - started, offer: (postText.mock.calls[0] as unknown as [string, string])[1] };
+    };
+
+    it('with a TURN server, goes CANDIDATE_SETTLE_MS after the first relay candidate, not at the gathering timeout', async () => {
+      const { ms, offer } = await connectWith([{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }]);
+      expect(offer).toMatch(/typ relay/);
+      expect(ms).toBeGreaterThanOrEqual(40 + CANDIDATE_SETTLE_MS - 5);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it('with a TURN server that refuses the allocation (its quota full), goes with what was gathered', async () => {
+      class RefusedRelay extends FakePeerConnection {
+        override setLocalDescription(desc: RTCSessionDescriptionInit) {
+          this.localDescription = { ...desc, sdp: `${desc.sdp ?? ''}\r\na=candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host` };
+          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type: 'host', candidate: 'candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host' } })), 5);
+          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidateerror'), { url: 'turn:10.0.0.1:3478?transport=udp', errorCode: 486, errorText: 'Allocation Quota Reached' })), 30);
+          return Promise.resolve();
+        }
+      }
+      const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
+      const service = createWhepService({
+        http: { postText } as unknown as HttpClient,
+        iceServers: [{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }],
+        createPeer: (config) => new RefusedRelay(config) as unknown as RTCPeerConnection,
+        iceGatheringTimeoutMs: 10_000,
+      });
+      const started = performance.now();
+      await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect((postText.mock.calls[0] as unknown as [string, string])[1]).toMatch(/typ host/);
+    });
+
+    it('without one, goes CANDIDATE_SETTLE_MS after the first candidate', async () => {
+      const { ms, offer } = await connectWith([]);
+      expect(offer).toMatch(/typ host/);
+      expect(ms).toBeLessThan(2_000);
+    });
   });
 });

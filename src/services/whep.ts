@@ -33,9 +33,8 @@ export interface WhepConnection {
   subscribe(listener: (event: PeerEvent) => void): () => void;
   getStats(): Promise<RTCStatsReport>;
   /**
-   * A figure that changes whenever media has arrived since the last call (the newest RTP
-   * packet's time across the receivers, or their packet count where the browser lacks
-   * getSynchronizationSources), null while nothing has arrived. Cheap enough to ask a few
+   * A figure that changes whenever media has arrived since the last call (the packets
+   * received across the inbound RTP streams), null while nothing has arrived. Asked four
    * times a second: it is how a media path that went silent is noticed while the
    * connection still says connected (a media server that dropped the player, a network
    * that changed under it).
@@ -94,19 +93,39 @@ function resolveUrl(location: string, base: string): string {
 const hasCandidate = (sdp: string | undefined): boolean => sdp !== undefined && /^a=candidate:/m.test(sdp);
 
 /**
- * Resolves when ICE gathering completes, or earlier: at `timeoutMs` (the offer then goes with
- * the candidates found so far), or at the first candidate gathered. Rejects when `signal` aborts.
+ * Once a candidate that can carry the media by itself has been gathered, the offer waits this
+ * much more for its siblings (the same kind on the phone's other interfaces), then goes.
  */
-function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeoutMs?: number; firstCandidate?: boolean }): Promise<void> {
+export const CANDIDATE_SETTLE_MS = 100;
+
+/**
+ * Resolves when ICE gathering completes, or earlier: at `timeoutMs` (the offer then goes with
+ * the candidates found so far), at the first candidate gathered (`firstCandidate`), or
+ * CANDIDATE_SETTLE_MS after the first candidate `sufficient` accepts. Gathering can run long
+ * after it has what is needed: just after a phone changed networks, Chromium still gathers on
+ * the address it no longer has, and that part never completes (2 s of a frozen avatar on
+ * every reconnect). Rejects when `signal` aborts.
+ */
+function whenGathered(
+  pc: RTCPeerConnection,
+  signal: AbortSignal,
+  until: { timeoutMs?: number; firstCandidate?: boolean; sufficient?: (candidate: RTCIceCandidate) => boolean },
+): Promise<void> {
+  let sufficient = until.sufficient;
+  /** Whether a candidate has been gathered (any kind). */
+  let gathered = false;
   if (pc.iceGatheringState === 'complete') return Promise.resolve();
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(new DOMException('WHEP connect aborted', 'AbortError'));
       return;
     }
+    let settle: ReturnType<typeof setTimeout> | undefined;
     const finish = () => {
       clearTimeout(timer);
+      clearTimeout(settle);
       pc.removeEventListener('icegatheringstatechange', onChange);
+      pc.removeEventListener('icecandidateerror', onRelayError);
       pc.removeEventListener('icecandidate', onCandidate);
       signal.removeEventListener('abort', onAbort);
     };
@@ -115,10 +134,30 @@ function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeo
       finish();
       resolve();
     };
+    const settleNow = () => {
+      settle ??= setTimeout(() => {
+        finish();
+        resolve();
+      }, CANDIDATE_SETTLE_MS);
+    };
     const onCandidate = (event: RTCPeerConnectionIceEvent) => {
       if (!event.candidate) return;
-      finish();
-      resolve();
+      gathered = true;
+      if (until.firstCandidate) {
+        finish();
+        resolve();
+        return;
+      }
+      if (sufficient?.(event.candidate)) settleNow();
+    };
+    // A relay that refused the allocation (its quota full of the allocations a phone left on
+    // the addresses it no longer has, a credential it rejects) gives no relay candidate:
+    // whatever was gathered is then as good as it gets.
+    const onRelayError = (event: Event) => {
+      const { url } = event as RTCPeerConnectionIceErrorEvent;
+      if (!sufficient || !/^turns?:/i.test(url ?? '')) return;
+      sufficient = () => true;
+      if (gathered) settleNow();
     };
     const onAbort = () => {
       finish();
@@ -133,21 +172,19 @@ function whenGathered(pc: RTCPeerConnection, signal: AbortSignal, until: { timeo
             resolve();
           }, until.timeoutMs);
     pc.addEventListener('icegatheringstatechange', onChange);
-    if (until.firstCandidate) pc.addEventListener('icecandidate', onCandidate);
+    if (until.firstCandidate || until.sufficient) pc.addEventListener('icecandidate', onCandidate);
+    if (until.sufficient) pc.addEventListener('icecandidateerror', onRelayError);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-/** See WhepConnection.mediaMark. */
+/**
+ * See WhepConnection.mediaMark: the packets received over the inbound RTP streams. Not the
+ * receivers' synchronization sources, which are stamped at playout: after the path died,
+ * Chromium's audio receiver went on stamping for 1.1 s (its jitter buffer played out and
+ * concealed) and its video receiver for 0.4 s, so a silence was noticed up to a second late.
+ */
 async function mediaMarkOf(pc: RTCPeerConnection): Promise<number | null> {
-  const receivers = pc.getReceivers();
-  if (receivers.every((r) => typeof r.getSynchronizationSources === 'function')) {
-    let newest: number | null = null;
-    for (const receiver of receivers) {
-      for (const source of receiver.getSynchronizationSources()) newest = Math.max(newest ?? 0, source.timestamp);
-    }
-    return newest;
-  }
   let packets = 0;
   (await pc.getStats()).forEach((stat: { type?: string; packetsReceived?: number }) => {
     if (stat.type === 'inbound-rtp') packets += stat.packetsReceived ?? 0;
@@ -205,6 +242,18 @@ export function isWebRtcSupported(): boolean {
   return typeof RTCPeerConnection === 'function' && typeof MediaStream === 'function';
 }
 
+/**
+ * A candidate that can carry the media by itself: with a TURN server configured, a relay
+ * candidate (it works whether or not the phone's network lets UDP through to the media
+ * server, and ?relay=1 allows nothing else); without one, any candidate (the media server is
+ * ICE-lite with a public address, so the phone's own address is enough).
+ */
+function sufficientFor(iceServers: RTCIceServer[] | undefined): (candidate: RTCIceCandidate) => boolean {
+  const urls = (iceServers ?? []).flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
+  const turn = urls.some((url) => /^turns?:/i.test(url));
+  return turn ? (candidate) => candidate.type === 'relay' || / typ relay/.test(candidate.candidate) : () => true;
+}
+
 /** A peer connection with its offer under way (or made). */
 interface Offering {
   pc: RTCPeerConnection;
@@ -236,7 +285,7 @@ export function createWhepService(deps: WhepDeps): WhepService {
       throwIfAborted(signal, 'WHEP connect aborted');
       await pc.setLocalDescription(offer);
       throwIfAborted(signal, 'WHEP connect aborted');
-      await whenGathered(pc, signal, { timeoutMs: deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS });
+      await whenGathered(pc, signal, { timeoutMs: deps.iceGatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS, sufficient: sufficientFor(iceServers) });
       throwIfAborted(signal, 'WHEP connect aborted');
       // Past the gathering timeout with nothing found yet (a TURN allocation over a slow
       // link): wait on for the first candidate or the end of gathering; the session's

@@ -15,6 +15,11 @@
  * - Loss and blackouts are nftables rules inside the namespace (`numgen random`, drop-all),
  *   on both directions; a bottleneck is a token bucket (`tc tbf`) on the host end of the
  *   veth pair, which only this run's traffic crosses (the stand-in → browser direction).
+ * - A change of network (a phone moving from Wi-Fi to cellular) is `switchAddress()`: the
+ *   browser's address is deleted and another one of the pair's subnet is added, so every
+ *   path it had (TCP connections, ICE pairs, TURN allocations) dies at once while the
+ *   stand-in's address stays where it was. The subnet is a /27 of this run's own: the host
+ *   has .1, the browser starts at .2 and each switch takes the next of .2 … .30.
  *
  * Root is needed (namespaces, nftables, tc); `impairmentUnavailable()` says why not, in one line.
  */
@@ -35,12 +40,25 @@ export interface Impairment {
   rateKbit?: number;
 }
 
+/** One change of the browser's address (`ImpairedLink.switchAddress`). */
+export interface AddressSwitch {
+  oldIp: string;
+  newIp: string;
+  /** Date.now() when the old address was deleted. */
+  downAt: number;
+  /** Date.now() when the new one was up (added, and the host's route to it checked). */
+  upAt: number;
+}
+
 export interface ImpairedLink {
   namespace: string;
   /** The host's address on the veth pair: the stand-in listens there. */
   hostIp: string;
-  /** The namespace's own address on the pair (the browser's, the phone's). */
-  nsIp: string;
+  /**
+   * The namespace's own address on the pair (the browser's, the phone's): the current one,
+   * read anew after each `switchAddress()`.
+   */
+  readonly nsIp: string;
   /** A script that runs Chromium inside the namespace (Playwright's executablePath). */
   chromiumWrapper: string;
   /** Connects the delay line to the test's coturn on 127.0.0.1:port, listening on hostIp:port. */
@@ -48,6 +66,15 @@ export interface ImpairedLink {
   impair(impairment: Impairment): void;
   /** Drops every packet between the browser and the host, both ways (TCP too), until ended. */
   blackout(on: boolean): void;
+  /**
+   * The phone moves to another network: inside the namespace the browser's address is
+   * deleted, then (after `downMs`, 0 by default) the next address of the subnet is added on
+   * the same veth, as a phone's Wi-Fi address goes and its cellular one comes up. Nothing
+   * else is touched: the host keeps the old address in its ARP cache for a while, and the
+   * browser's connections from the old address are left as they are (zombies, as on a
+   * phone). Resolves once the host's route reaches the new address.
+   */
+  switchAddress(opts?: { downMs?: number }): Promise<AddressSwitch>;
   /** Datagrams through the delay line so far, each way. */
   counts(): { up: number; down: number };
   close(): Promise<void>;
@@ -87,8 +114,13 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
   const hostIf = `avh${tag}`;
   const nsIf = `avn${tag}`;
   const subnet = 16 + (process.pid % 200);
+  // A /27 (.1 … .30): room for a switch of the browser's address many times over without
+  // taking back one it had (its old connections would come back to life with it).
+  const PREFIX = 27;
+  const LAST_HOST = 30;
   const hostIp = `10.213.${subnet}.1`;
-  const nsIp = `10.213.${subnet}.2`;
+  let nsHost = 2;
+  let nsIp = `10.213.${subnet}.${nsHost}`;
   const dir = mkdtempSync(join(tmpdir(), 'avimp-'));
   const inNs = (cmd: string, args: string[]) => sh('ip', ['netns', 'exec', namespace, cmd, ...args]);
   const nft = (script: string) =>
@@ -121,9 +153,9 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
   try {
     sh('ip', ['netns', 'add', namespace]);
     sh('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', namespace]);
-    sh('ip', ['addr', 'add', `${hostIp}/30`, 'dev', hostIf]);
+    sh('ip', ['addr', 'add', `${hostIp}/${PREFIX}`, 'dev', hostIf]);
     sh('ip', ['link', 'set', hostIf, 'up']);
-    inNs('ip', ['addr', 'add', `${nsIp}/30`, 'dev', nsIf]);
+    inNs('ip', ['addr', 'add', `${nsIp}/${PREFIX}`, 'dev', nsIf]);
     inNs('ip', ['link', 'set', nsIf, 'up']);
     inNs('ip', ['link', 'set', 'lo', 'up']);
     nft(`table inet impair {
@@ -186,7 +218,9 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
   return {
     namespace,
     hostIp,
-    nsIp,
+    get nsIp() {
+      return nsIp;
+    },
     chromiumWrapper,
     async startDelayLine(port: number) {
       mediaPort = port;
@@ -226,6 +260,24 @@ export async function createImpairedLink(): Promise<ImpairedLink> {
     blackout(on: boolean) {
       blackedOut = on;
       rules();
+    },
+    async switchAddress({ downMs = 0 } = {}) {
+      if (closed) throw new Error('the link is closed');
+      const oldIp = nsIp;
+      nsHost = nsHost >= LAST_HOST ? 2 : nsHost + 1;
+      const newIp = `10.213.${subnet}.${nsHost}`;
+      // The old one first, then the new one: the namespace never holds both, so no
+      // connection can move over to the new address by itself (and deleting a subnet's
+      // primary address would take its secondaries with it anyway).
+      inNs('ip', ['addr', 'del', `${oldIp}/${PREFIX}`, 'dev', nsIf]);
+      const downAt = Date.now();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      inNs('ip', ['addr', 'add', `${newIp}/${PREFIX}`, 'dev', nsIf]);
+      nsIp = newIp;
+      // The stand-in answers the new address over the host's end of the pair (its /27 route).
+      const route = sh('ip', ['route', 'get', newIp]);
+      if (!route.includes(`dev ${hostIf}`)) throw new Error(`the host does not route ${newIp} over ${hostIf}: ${route.trim()}`);
+      return { oldIp, newIp, downAt, upAt: Date.now() };
     },
     counts: () => ({ ...counts }),
     async close() {
