@@ -298,6 +298,7 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
       const changedNetwork = Date.now() - news.changedAt < NETWORK_CHANGE_WINDOW_MS;
       const wait =
         tries === 0 ? (changedNetwork ? 0 : Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt))) : MEDIA_RECONNECT_DELAY_MS;
+      const first = tries === 0;
       tries += 1;
       // The attempt's own signal: aborted when the attempt times out or the session ends.
       const attemptAbort = new AbortController();
@@ -320,10 +321,11 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
             const channel = yield* select(selectSignalingState);
             if (CHANNEL_DOWN.includes(channel)) {
               yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
-            } else if (channel === 'resuming') {
+            } else if (channel === 'resuming' && first) {
               // A channel resuming on a new network rejoins the room in a moment; a media server
               // that knows its viewers by the room's signaling (the stand-in) refuses an attempt
-              // made before. Not for long: on a dead network the attempt fails either way.
+              // made before. The first attempt only, and not for long: on a network that is
+              // down (a tunnel) every attempt fails either way, and the visitor would be told later.
               yield* race({ resumed: take(signalingResumed.match), waited: delay(RESUME_WAIT_MS) });
             }
             const { connected } = yield* race({
