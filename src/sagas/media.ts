@@ -4,10 +4,12 @@
  * connected, a failed connection is the catalogue's ICE error (candidate errors
  * are only logged: other candidates may connect). Afterwards a drop (the browser's report,
  * or media that stopped while the connection says connected) is answered with a new WHEP
- * connection, up to 3 attempts 2 s apart, the first 2 s after the media stopped.
+ * connection, up to 3 attempts 2 s apart, the first 2 s after the media stopped, or at once
+ * when the browser has said its network changed or the signaling channel has rejoined the
+ * room on a new socket (a path that died: signaling.ts).
  */
 import type { Action } from '@reduxjs/toolkit';
-import { call, delay, put, race, select, take } from 'typed-redux-saga';
+import { call, delay, fork, put, race, select, take, takeEvery } from 'typed-redux-saga';
 import { catalogue } from '../features/notices/messages.ts';
 import {
   mediaReconnectStarted,
@@ -131,18 +133,14 @@ function* mediaArrived(connection: WhepConnection, heard: MediaHeard) {
  * the connection is noticed this way at once; the browser's own ICE checks take 5 to 10 s
  * to say disconnected. Before the first media the start's own limits apply.
  */
-function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }, news: NetworkNews): Generator<unknown, MediaDrop> {
+function* watchUntilDropped(connection: WhepConnection, state: { connected: boolean }): Generator<unknown, MediaDrop> {
   const chan = peerChannel(connection);
   const heard: MediaHeard = { mark: null, heardAt: Date.now() };
   /** The app was told of this silence (MEDIA_DOUBT_MS). */
   let doubted = false;
   try {
     for (;;) {
-      const { event, changed } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS), changed: take(isNetworkChange) });
-      if (changed) {
-        news.changedAt = Date.now();
-        continue;
-      }
+      const { event } = yield* race({ event: take(chan), poll: delay(MEDIA_POLL_MS) });
       if (!event) {
         if (connection.connectionState() !== 'connected') continue;
         const armed = heard.mark !== null;
@@ -391,11 +389,17 @@ export function* superviseMedia(first: WhepConnection, target: MediaTarget, sign
   let current = first;
   const state = { connected: false };
   const news: NetworkNews = { changedAt: -Infinity };
+  // Every sign from the browser is kept, whatever the loop below is waiting on (a getStats, a WHEP request).
+  yield* fork(function* () {
+    yield* takeEvery(isNetworkChange, () => {
+      news.changedAt = Date.now();
+    });
+  });
   remoteMedia.set(first.stream);
   livePeer.set(first);
   try {
     for (;;) {
-      const drop = yield* watchUntilDropped(current, state, news);
+      const drop = yield* watchUntilDropped(current, state);
       // The path may have changed under the whole session: the signaling channel checks its own
       // (a silence told it already, at MEDIA_DOUBT_MS).
       if (drop.kind === 'state') yield* put(networkChangeSuspected('media'));

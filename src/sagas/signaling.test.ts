@@ -4,6 +4,7 @@ import { networkChangeSuspected, startRequested, videoCanPlay, videoPlaying } fr
 import { sendRequested } from '../features/signaling/signalingActions.ts';
 import type { ClientRequest } from '../features/signaling/protocol.ts';
 import {
+  SIGNALING_RECONNECTS,
   HEARTBEAT_MS,
   HEARTBEAT_TIMEOUT_MS,
   PROBE_TIMEOUT_MS,
@@ -185,11 +186,16 @@ describe('signaling', () => {
   describe('a socket on a path that died (a new network)', () => {
     const resumed = () => h.ofType('session/signalingResumed').length;
 
-    it('the browser saying its network changed leaves the socket quietly for a new one at once, which rejoins the room', async () => {
+    it('with a server that answers pings, the browser saying its network changed is checked with a ping too: a live socket is kept (leaving it would cut the reply under way), a dead one left quietly for a new one that rejoins', async () => {
       await goLive(h);
       const old = h.sockets[0]!;
       h.networkChanged('online');
-      await h.flush();
+      await h.advance(PROBE_TIMEOUT_MS * 3);
+      expect(h.sockets).toHaveLength(1);
+      expect(old.pings).toBe(2);
+      old.answerPing = false;
+      h.networkChanged('connection');
+      await h.advance(PROBE_TIMEOUT_MS + 2);
       // No close_webrtc on the old socket: the room is still ours; and no 500 ms wait.
       expect(old.closed).toBe(true);
       expect(old.types()).toEqual(['offer_2', 'say_hello']);
@@ -199,6 +205,30 @@ describe('signaling', () => {
       expect(resumed()).toBe(1);
       expect(h.ofType('session/roomJoined')).toHaveLength(1);
       expect(h.state().notices.alert).toBeNull();
+    });
+
+    it('with a server that has no heartbeat, the browser saying its network changed leaves the socket at once', async () => {
+      h.plan.pongs = false;
+      await goLive(h);
+      const old = h.sockets[0]!;
+      h.networkChanged('online');
+      await h.flush();
+      expect(old.closed).toBe(true);
+      expect(old.types()).not.toContain('close_webrtc');
+      expect(h.sockets).toHaveLength(2);
+      expect(resumed()).toBe(1);
+    });
+
+    it('the session asks for a heartbeat once: a server that never answered is not pinged again on its next sockets', async () => {
+      h.plan.pongs = false;
+      await goLive(h);
+      expect(h.sockets[0]?.pings).toBe(1);
+      h.sockets[0]?.serverClose(1012);
+      await h.advance(500);
+      expect(h.sockets).toHaveLength(2);
+      expect(h.session().signaling).toBe('open');
+      await h.advance(3 * HEARTBEAT_MS);
+      expect(h.sockets[1]?.pings).toBe(0);
     });
 
     it('with a server that answers pings: the media going quiet is checked with a ping, and a socket that gives no answer within PROBE_TIMEOUT_MS is left for a new one at once', async () => {
@@ -212,7 +242,8 @@ describe('signaling', () => {
       expect(old.pings).toBe(2);
       await h.advance(PROBE_TIMEOUT_MS - 1);
       expect(h.sockets).toHaveLength(1);
-      await h.advance(1);
+      // The deadline, and one turn for a frame queued behind its timer.
+      await h.advance(2);
       expect(old.types()).not.toContain('close_webrtc');
       expect(h.sockets).toHaveLength(2);
       expect(h.sockets[1]?.types()).toEqual(['offer_2']);
@@ -239,7 +270,8 @@ describe('signaling', () => {
       expect(old.pings).toBe(3);
       await h.advance(HEARTBEAT_TIMEOUT_MS - 1);
       expect(h.sockets).toHaveLength(1);
-      await h.advance(1);
+      // The deadline, and one turn for a frame queued behind its timer.
+      await h.advance(2);
       expect(h.sockets).toHaveLength(2);
       expect(resumed()).toBe(1);
     });
@@ -264,12 +296,12 @@ describe('signaling', () => {
       expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
     });
 
-    it('sockets that cannot open while the network is still down do not use up the reconnects for RESUME_WINDOW_MS; after it, they do', async () => {
+    it('sockets that cannot open while the network is still down (a black hole) do not use up the reconnects for RESUME_WINDOW_MS; after it, they do', async () => {
       await goLive(h);
       h.sockets[0]!.answerPing = false;
       h.plan.sockets.splice(0, h.plan.sockets.length, 'silent');
-      h.networkChanged('online');
-      await h.advance(PROBE_TIMEOUT_MS);
+      h.dispatch(networkChangeSuspected('media'));
+      await h.advance(PROBE_TIMEOUT_MS + 2);
       expect(h.session().signaling).toBe('resuming');
       // 5 s per socket that never opens, 500 ms apart: four of them fit in the window, all uncounted.
       await h.advance(RESUME_WINDOW_MS);
@@ -283,13 +315,42 @@ describe('signaling', () => {
       expect(h.networkListeners()).toBe(0);
     });
 
+    it('sockets refused at once while the network is still down (no route) are not counted either', async () => {
+      await goLive(h);
+      h.sockets[0]!.answerPing = false;
+      h.plan.sockets.splice(0, h.plan.sockets.length, 'refuse');
+      h.dispatch(networkChangeSuspected('media'));
+      await h.advance(PROBE_TIMEOUT_MS + 2);
+      await h.advance(RESUME_WINDOW_MS - PROBE_TIMEOUT_MS - 1000);
+      expect(h.sockets.length).toBeGreaterThan(SIGNALING_RECONNECTS + 1);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'resuming' });
+      expect(h.state().notices.alert).toBeNull();
+      await h.advance(1000 + 8 * 500);
+      expect(h.session()).toMatchObject({ status: 'idle', endReason: 'signalingLost' });
+    });
+
     it('a network that comes back within the window resumes the session', async () => {
       await goLive(h);
       h.sockets[0]!.answerPing = false;
       h.plan.sockets.splice(0, h.plan.sockets.length, 'silent', 'silent', 'join');
-      h.networkChanged('online');
-      await h.advance(PROBE_TIMEOUT_MS + 2 * (SIGNALING_OPEN_TIMEOUT_MS + 500));
+      h.dispatch(networkChangeSuspected('media'));
+      await h.advance(PROBE_TIMEOUT_MS + 2 + 2 * (SIGNALING_OPEN_TIMEOUT_MS + 500));
       expect(h.sockets).toHaveLength(4);
+      expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
+      expect(resumed()).toBe(1);
+    });
+
+    it('the browser saying it has a network again while a new socket is still connecting over the old one starts another at once, uncounted', async () => {
+      await goLive(h);
+      h.sockets[0]!.answerPing = false;
+      h.plan.sockets.splice(0, h.plan.sockets.length, 'silent', 'join');
+      h.dispatch(networkChangeSuspected('media'));
+      await h.advance(PROBE_TIMEOUT_MS + 2);
+      expect(h.sockets).toHaveLength(2);
+      await h.advance(1000);
+      h.networkChanged('online');
+      await h.flush();
+      expect(h.sockets).toHaveLength(3);
       expect(h.session()).toMatchObject({ status: 'live', signaling: 'open' });
       expect(resumed()).toBe(1);
     });

@@ -6,14 +6,16 @@
  *
  * A socket can also die without closing: a phone that moved to a new network keeps a
  * socket on an address it no longer has, and the browser learns of it only minutes later.
- * The browser's own word that its network changed (networkChangeSuspected 'online' or
- * 'connection') condemns the socket at once. The avatar's media going quiet, and every
- * HEARTBEAT_MS, the socket is asked instead, where the server answers `ping` (PROTOCOL.md,
- * *Heartbeat*, an extension it shows by answering the first one): a socket that has not
- * answered within the bound is stale. A stale socket is left without close_webrtc
- * (the room is still ours) and the channel resumes at once on a new one, which rejoins with
- * offer_2; sockets that cannot open while the network is still down are not counted
- * against the 3 reconnects for RESUME_WINDOW_MS. Once the new socket has joined,
+ * So the channel asks its socket, where the server answers `ping` (PROTOCOL.md, *Heartbeat*,
+ * an extension it shows by answering the session's first one): every HEARTBEAT_MS, and at
+ * once whenever something says the path may have changed (networkChangeSuspected: the
+ * avatar's media gone quiet, the browser back online or on a new connection type). One that
+ * answers is kept (the server ends the reply under way with its socket); without the
+ * extension, only the browser's own word condemns the socket. A socket that has not
+ * answered within the bound is stale. A stale socket is left without close_webrtc (the room
+ * is still ours) and the channel resumes at once on a new one, which rejoins with offer_2;
+ * sockets that cannot open while the network is still down are not counted against the 3
+ * reconnects for RESUME_WINDOW_MS. Once the new socket has joined,
  * signalingResumed tells what else ran over the old path (the call's recognizer).
  *
  * runSignaling lives as long as the session: it is forked by the session saga
@@ -35,7 +37,7 @@ import {
 import { encodeClientFrame, parseServerFrame, type FrameIdentity } from '../features/signaling/protocol.ts';
 import { messageReceived, sendFailed, sendRequested } from '../features/signaling/signalingActions.ts';
 import { createLogger } from '../services/logger.ts';
-import type { SignalingSocket } from '../services/socket.ts';
+import type { SignalingSocket, SocketEvent } from '../services/socket.ts';
 import { socketChannel } from './channels/socketChannel.ts';
 import { services } from './context.ts';
 import { endWithAlert } from './sessionEnd.ts';
@@ -74,6 +76,8 @@ const CLOSE_NORMAL = 1000;
 const CLOSE_NO_RETRY = 4003;
 /** runConnection's code for a socket left because it stopped answering. */
 const STALE = 'stale';
+/** runConnection's code for a socket left while connecting because the browser changed networks. */
+const MOVED = 'moved';
 
 export interface SignalingParams {
   url: string;
@@ -127,6 +131,8 @@ function* handleFrame(data: string, memory: SignalingMemory, joinedHere: boolean
 }
 
 const isNetworkHint = (a: Action): a is ReturnType<typeof networkChangeSuspected> => networkChangeSuspected.match(a);
+/** The browser's own word that its network changed (not the media's silence). */
+const isBrowserHint = (a: Action) => networkChangeSuspected.match(a) && a.payload !== 'media';
 /** A delay until `at` (Date.now()), or a wait that never ends. */
 const until = (at: number | null) => (at === null ? call(() => new Promise<never>(() => {})) : delay(Math.max(0, at - Date.now())));
 
@@ -140,17 +146,31 @@ interface Liveness {
 }
 
 /**
+ * How one socket ended. `code`: its close code; null when it never opened in time; STALE when
+ * it stopped answering; MOVED when the browser said its network changed while it was still
+ * connecting (on the old network). `opened`: whether it ever opened.
+ */
+interface ConnectionEnd {
+  joined: boolean;
+  opened: boolean;
+  code: number | null | typeof STALE | typeof MOVED;
+}
+
+/**
  * One socket, from connect to close. Returns whether the room was joined on it
  * (asr_ready): only such a connection resets the reconnect budget, so a server
- * that accepts and immediately drops cannot cause endless reconnects. Also the
- * close code (null when the socket never opened in time; STALE when it stopped answering).
+ * that accepts and immediately drops cannot cause endless reconnects.
  */
-function* runConnection(link: SignalingLink, socket: SignalingSocket, params: SignalingParams, memory: SignalingMemory) {
+function* runConnection(link: SignalingLink, socket: SignalingSocket, params: SignalingParams, memory: SignalingMemory): Generator<unknown, ConnectionEnd> {
   const chan = socketChannel(socket);
   let opened = false;
   let joined = false;
-  let stale = false;
+  let quiet = false;
   const alive: Liveness = { deadline: null, pingAt: null };
+  const end = (code: ConnectionEnd['code']): ConnectionEnd => {
+    quiet = code === STALE || code === MOVED;
+    return { joined, opened, code };
+  };
   /** Sends a ping; with `within`, a frame must come back by then. */
   const ping = (within: number | null) => {
     if (!socket.send(encodeClientFrame({ type: 'ping' }, params.identity)) || within === null) return;
@@ -159,47 +179,86 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
   };
   /**
    * Something says the path may have changed: true when the socket is to be left at once.
-   * The browser's own word (back online, a new connection type) is enough: the socket is on
-   * the old path. The media going quiet may be the media server alone, so the socket is asked.
+   * A server with heartbeats is asked (a live socket left would cost the visitor the reply
+   * under way: the server ends it with the socket). Without them, the browser's own word
+   * (back online, a new connection type) is taken; the media going quiet may be the media
+   * server alone, and the socket stays.
    */
   const doubt = (hint: NetworkHint) => {
     if (!joined) return false;
-    if (hint !== 'media') {
-      log.warn('the network changed under the socket: resuming on a new one', { hint });
-      return true;
+    if (memory.heartbeat) {
+      log.info('the path may have changed: is the socket still answering?', { hint });
+      ping(PROBE_TIMEOUT_MS);
+      return false;
     }
-    // A server without heartbeats cannot say; the socket stays until it closes.
-    if (!memory.heartbeat) return false;
-    log.info('the media went quiet: is the socket still answering?');
-    ping(PROBE_TIMEOUT_MS);
-    return false;
+    if (hint === 'media') return false;
+    log.warn('the network changed under the socket: resuming on a new one', { hint });
+    return true;
   };
+  /** A frame, a close or an error from the socket. */
+  function* onEvent(event: SocketEvent) {
+    switch (event.type) {
+      case 'message': {
+        // Any frame says the socket answers.
+        alive.deadline = null;
+        const frame: { joined: boolean } = yield* handleFrame(event.data, memory, joined);
+        if (frame.joined && !joined) {
+          joined = true;
+          // Is there a heartbeat? The session's first join asks, expecting nothing: a server
+          // without one ignores the ping or refuses it (an error frame, logged), and is not asked again.
+          if (memory.heartbeat === undefined) {
+            memory.heartbeat = false;
+            ping(null);
+          }
+          if (memory.resuming) {
+            memory.resuming = false;
+            log.info('the channel resumed on a new socket');
+            yield* put(signalingStateChanged('open'));
+            yield* put(signalingResumed());
+          }
+        }
+        if (memory.heartbeat && joined && alive.pingAt === null) alive.pingAt = Date.now() + HEARTBEAT_MS;
+        return null;
+      }
+      case 'error':
+        log.warn('socket error');
+        return null;
+      case 'close':
+        log.info('socket closed', { code: event.code, reason: event.reason.slice(0, 120) });
+        return end(event.code);
+      case 'open':
+        return null;
+    }
+  }
   try {
     for (;;) {
       if (!opened) {
-        const { event } = yield* race({ event: take(chan), timeout: delay(SIGNALING_OPEN_TIMEOUT_MS) });
+        const { event, moved } = yield* race({ event: take(chan), timeout: delay(SIGNALING_OPEN_TIMEOUT_MS), moved: take(isBrowserHint) });
+        if (moved) {
+          // Still connecting over the network the browser has just left: start again on the new one.
+          log.info('the network changed while the socket was connecting: a new one');
+          return end(MOVED);
+        }
         if (!event) {
           log.warn('socket did not open in time');
-          return { joined, code: null };
+          return end(null);
         }
         if (event.type !== 'open') {
-          if (event.type === 'close') return { joined, code: event.code };
+          if (event.type === 'close') return end(event.code);
           continue;
         }
         opened = true;
         link.attach(socket, params.identity);
         // offer_2 first: whatever is sent on hearing 'open' (a waiting greeting) follows it.
         link.send({ type: 'offer_2' });
-        yield* put(signalingStateChanged('open'));
+        // A resume says so once the room is joined again (a media attempt waits for that).
+        if (!memory.resuming) yield* put(signalingStateChanged('open'));
         continue;
       }
       const next = alive.deadline ?? alive.pingAt;
       const { event, hint, due } = yield* race({ event: take(chan), hint: take(isNetworkHint), due: until(next) });
       if (hint) {
-        if (doubt(hint.payload)) {
-          stale = true;
-          return { joined, code: STALE };
-        }
+        if (doubt(hint.payload)) return end(STALE);
         continue;
       }
       if (due !== undefined) {
@@ -209,9 +268,15 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
             alive.deadline = now + PROBE_TIMEOUT_MS;
             continue;
           }
+          // A frame that came just before the deadline may be queued behind its timer: one turn for it.
+          const { late } = yield* race({ late: take(chan), none: delay(0) });
+          if (late) {
+            const ended: ConnectionEnd | null = yield* onEvent(late);
+            if (ended) return ended;
+            continue;
+          }
           log.warn('the socket stopped answering: resuming on a new one');
-          stale = true;
-          return { joined, code: STALE };
+          return end(STALE);
         }
         if (alive.pingAt !== null && now >= alive.pingAt) {
           alive.pingAt = now + HEARTBEAT_MS;
@@ -220,34 +285,8 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
         continue;
       }
       if (!event) continue;
-      switch (event.type) {
-        case 'message': {
-          // Any frame says the socket answers.
-          alive.deadline = null;
-          const frame: { joined: boolean } = yield* handleFrame(event.data, memory, joined);
-          if (frame.joined && !joined) {
-            joined = true;
-            // Is there a heartbeat? The first ping asks, expecting nothing: a server without one
-            // ignores it or refuses it (an error frame, logged).
-            if (!memory.heartbeat) ping(null);
-            if (memory.resuming) {
-              memory.resuming = false;
-              log.info('the channel resumed on a new socket');
-              yield* put(signalingResumed());
-            }
-          }
-          if (memory.heartbeat && alive.pingAt === null) alive.pingAt = Date.now() + HEARTBEAT_MS;
-          break;
-        }
-        case 'error':
-          log.warn('socket error');
-          break;
-        case 'close':
-          log.info('socket closed', { code: event.code, reason: event.reason.slice(0, 120) });
-          return { joined, code: event.code };
-        case 'open':
-          break;
-      }
+      const ended: ConnectionEnd | null = yield* onEvent(event);
+      if (ended) return ended;
     }
   } finally {
     // No effect may be yielded here: this generator runs delegated (yield*), and a
@@ -255,8 +294,8 @@ function* runConnection(link: SignalingLink, socket: SignalingSocket, params: Si
     chan.close();
     link.detach(socket);
     // Still open means we are leaving (cancelled, or the server quit): say so before closing.
-    // A stale socket is left quietly: the room is still ours, and the new socket rejoins it.
-    if (socket.isOpen() && !stale) socket.send(encodeClientFrame({ type: 'close_webrtc' }, params.identity));
+    // A socket left for a new path is closed quietly: the room is still ours, and the new socket rejoins it.
+    if (socket.isOpen() && !quiet) socket.send(encodeClientFrame({ type: 'close_webrtc' }, params.identity));
     socket.close();
   }
 }
@@ -270,7 +309,7 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
     yield* put(signalingStateChanged('connecting'));
     for (;;) {
       const socket = sockets.connect(params.url);
-      const { joined, code } = yield* runConnection(link, socket, params, memory);
+      const { joined, opened, code } = yield* runConnection(link, socket, params, memory);
       if (code === CLOSE_NORMAL && joined) {
         // We did not close it: the server ended the room (stopped or reclaimed). Its room id
         // is gone, so a reconnect could only be refused.
@@ -282,22 +321,25 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
         failures = 0;
         resumedAt = null;
       }
-      if (code === STALE) {
-        // At once, and not counted: the socket was joined, and the server has not refused anything.
-        resumedAt = Date.now();
+      if ((code === STALE && joined) || code === MOVED) {
+        // At once, and not counted: the socket had joined (or never got the chance on the
+        // network the browser left), and the server has refused nothing.
+        resumedAt ??= Date.now();
         memory.resuming = true;
         yield* put(signalingStateChanged('resuming'));
         continue;
       }
-      // While resuming, a socket that could not even open met the network that is still down.
-      const stillDown = resumedAt !== null && code === null && Date.now() - resumedAt < RESUME_WINDOW_MS;
+      // While resuming, a socket that could not even open met the network that is still down
+      // (no route: it fails at once; a black hole: it times out).
+      const stillDown = resumedAt !== null && !opened && Date.now() - resumedAt < RESUME_WINDOW_MS;
       if (!stillDown) {
         if (failures >= SIGNALING_RECONNECTS) break;
         failures += 1;
       }
       yield* put(signalingStateChanged(resumedAt !== null ? 'resuming' : 'reconnecting'));
       log.info('reconnecting', { attempt: failures, counted: !stillDown });
-      yield* delay(SIGNALING_RECONNECT_DELAY_MS);
+      // The browser saying it has a network again ends the wait.
+      yield* race({ waited: delay(SIGNALING_RECONNECT_DELAY_MS), moved: take(isBrowserHint) });
     }
     log.warn('signaling lost: reconnects exhausted');
     yield* put(signalingStateChanged('closed'));

@@ -776,10 +776,26 @@ describe('call mode: controls', () => {
     const next = voice().recognizer();
     expect(next).not.toBe(first);
     expect(voice().createRecognizer).toHaveBeenLastCalledWith(expect.objectContaining({ segmentationSilenceMs: CALL_START_SILENCE_MS }));
-    expect(next.writes).toBe(5);
+    // From where the phrase had surely ended (its arrival at 1056 ms less the 500 ms of quiet
+    // the recognizer needs to finalise it: 556 ms, in the 6th chunk): the 11 chunks from 480 ms.
+    expect(next.writes).toBe(11);
     voice().pipeline().pcm(1);
-    expect(next.writes).toBe(6);
+    expect(next.writes).toBe(12);
     expect(first.writes).toBe(16);
+  });
+
+  it('a recognizer that cannot open on the new network is restarted as a dropped connection, not blamed on the speech settings', async () => {
+    await startCall();
+    voice().recognizer().final('where is the nearest store');
+    voice().plan.recognizer = 'configError';
+    h.dispatch(signalingResumed());
+    await h.flush();
+    expect(h.noticeIds()).toEqual([]);
+    expect(input().mode).toBe('call');
+    voice().plan.recognizer = 'ok';
+    await h.advance(RECOGNIZER_RESTART_DELAYS_MS[0]!);
+    expect(voice().createRecognizer).toHaveBeenCalledTimes(3);
+    expect(input().mode).toBe('call');
   });
 
   it('without the echo gate, raises the VAD threshold while the avatar speaks and restores it when it stops', async () => {

@@ -149,8 +149,13 @@ export interface Conversation {
   byRecognizer: string | null;
   /** Where on the feed's clock the detector began to hear the call (null until it joins). */
   detectorFromMs: number | null;
-  /** The feed's clock when the current recognizer's last final phrase came: it had heard everything before. */
+  /**
+   * Where on the feed's clock the last final phrase had surely ended: when it came, less the
+   * shortest segmentation silence (the recognizer finalises a phrase only after that much quiet).
+   */
   answeredToMs: number;
+  /** A recognizer of this call has started once: one that cannot start later met the network, not bad settings. */
+  recognizerWorked: boolean;
 }
 
 export function step(c: Conversation, event: SentenceEvent): void {
@@ -238,6 +243,7 @@ export function* checkMicrophoneGaveAudio(c: Conversation) {
 export function* recognizerSettled(c: Conversation, ready: Settled<unknown>) {
   c.pending = null;
   if (ready.error === undefined) {
+    c.recognizerWorked = true;
     if (c.ctx.feed.handedOver >= CATCH_UP_BACKLOG_CHUNKS) {
       c.catchUpUntil = Date.now() + RECOGNIZER_CATCH_UP_MS;
       c.sentences = waitFrom(c.sentences, Date.now(), RECOGNIZER_CATCH_UP_MS);
@@ -245,8 +251,9 @@ export function* recognizerSettled(c: Conversation, ready: Settled<unknown>) {
     return true;
   }
   log.warn('recognition could not start', { error: String(ready.error), restarts: c.restarts });
-  // The call's first recognizer: its settings. A restart (they worked before): the connection.
-  if (c.restarts === 0) {
+  // The call's first recognizer: its settings. A later one (they worked before: a restart, a
+  // new language, a new network): the connection.
+  if (!c.recognizerWorked) {
     yield* endWith(c, { id: catalogue.asrConfigFailed.id });
     return false;
   }
@@ -369,7 +376,7 @@ export function* onVoiceEvent(c: Conversation, event: VoiceEvent) {
       if (event.recognizer !== c.recognizers.id) return true;
       if (event.type === 'recognized') {
         c.restarts = 0;
-        c.answeredToMs = c.ctx.feed.receivedMs;
+        c.answeredToMs = Math.max(c.answeredToMs, c.ctx.feed.receivedMs - LANG_CHANGE_SILENCE_MS);
       }
       if (recognizerMarks(c, event.atMs)) yield* markByRecognizer(c, { type: event.type, text: event.text });
       else step(c, { type: event.type, text: event.text });
@@ -460,6 +467,7 @@ export function createConversation(
     byRecognizer: null,
     detectorFromMs: null,
     answeredToMs: 0,
+    recognizerWorked: false,
     actions: {
       // A stray phrase comes out EARLY_PHRASE_MS after the recognizer finished it: judged at that moment.
       avatarEchoes: () => c.gated && (c.speaking || Date.now() - EARLY_PHRASE_MS - c.spokeAt < ECHO_TAIL_MS),

@@ -372,6 +372,32 @@ describe('whep', () => {
       expect((postText.mock.calls[0] as unknown as [string, string])[1]).toMatch(/typ host/);
     });
 
+    it('an error of one interface that could not reach the relay (701) does not stop the wait for its candidate', async () => {
+      class OneInterfaceFails extends FakePeerConnection {
+        override setLocalDescription(desc: RTCSessionDescriptionInit) {
+          this.localDescription = { ...desc, sdp: desc.sdp ?? '' };
+          const candidate = (line: string, type: string, at: number) =>
+            setTimeout(() => {
+              this.localDescription = { ...this.localDescription, sdp: `${this.localDescription?.sdp ?? ''}\r\na=${line}` } as RTCSessionDescriptionInit;
+              this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type, candidate: line } }));
+            }, at);
+          candidate('candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host', 'host', 5);
+          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidateerror'), { url: 'turn:10.0.0.1:3478?transport=udp', errorCode: 701, errorText: 'TURN host lookup received error.' })), 10);
+          candidate('candidate:2 1 udp 41885439 10.0.0.1 50001 typ relay raddr 10.0.0.3 rport 50000', 'relay', 200);
+          return Promise.resolve();
+        }
+      }
+      const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
+      const service = createWhepService({
+        http: { postText } as unknown as HttpClient,
+        iceServers: [{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }],
+        createPeer: (config) => new OneInterfaceFails(config) as unknown as RTCPeerConnection,
+        iceGatheringTimeoutMs: 10_000,
+      });
+      await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+      expect((postText.mock.calls[0] as unknown as [string, string])[1]).toMatch(/typ relay/);
+    });
+
     it('without one, goes CANDIDATE_SETTLE_MS after the first candidate', async () => {
       const { ms, offer } = await connectWith([]);
       expect(offer).toMatch(/typ host/);

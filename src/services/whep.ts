@@ -151,11 +151,13 @@ function whenGathered(
       if (sufficient?.(event.candidate)) settleNow();
     };
     // A relay that refused the allocation (its quota full of the allocations a phone left on
-    // the addresses it no longer has, a credential it rejects) gives no relay candidate:
-    // whatever was gathered is then as good as it gets.
+    // the addresses it no longer has, a credential it rejects: an error answer, 300 to 699)
+    // gives no relay candidate: whatever was gathered is then as good as it gets. An error of
+    // one local interface that could not reach it (701, routine on an IPv6 interface) says
+    // nothing of the others, and is not taken for one.
     const onRelayError = (event: Event) => {
-      const { url } = event as RTCPeerConnectionIceErrorEvent;
-      if (!sufficient || !/^turns?:/i.test(url ?? '')) return;
+      const { url, errorCode } = event as RTCPeerConnectionIceErrorEvent;
+      if (!sufficient || !/^turns?:/i.test(url ?? '') || !(errorCode >= 300 && errorCode < 700)) return;
       sufficient = () => true;
       if (gathered) settleNow();
     };

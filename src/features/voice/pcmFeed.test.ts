@@ -137,4 +137,29 @@ describe('PCM feed', () => {
     expect(third.got).toEqual([]);
     expect(feed.sinkStartMs).toBe(8_000);
   });
+
+  it('replays the chunk a replay point falls in whole, and nothing once held audio overflowed (it would be placed wrong on the clock)', () => {
+    const tagged = (n: number) => {
+      const pcm = new Int16Array(1536);
+      pcm[0] = n;
+      return pcm;
+    };
+    const feed = createPcmFeed(2);
+    const first = sink();
+    feed.attach(first.s);
+    [1, 2, 3].forEach((n) => feed.write(tagged(n)));
+    feed.detach(first.s);
+    const next = sink();
+    // 200 ms falls in chunk 3 (192 to 288 ms).
+    feed.attach(next.s, 200);
+    expect(next.got).toEqual([3]);
+    expect(feed.sinkStartMs).toBe(192);
+    feed.detach(next.s);
+    // Four chunks held with room for two: the oldest two are dropped.
+    [4, 5, 6, 7].forEach((n) => feed.write(tagged(n)));
+    const third = sink();
+    feed.attach(third.s, 0);
+    expect(third.got).toEqual([6, 7]);
+    expect(feed.sinkStartMs).toBe(480);
+  });
 });

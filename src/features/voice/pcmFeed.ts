@@ -69,11 +69,11 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
     recentMs += msOf(pcm16);
     while (recent.length > 1 && recentMs - msOf(recent[0]!) >= REPLAY_KEEP_MS) recentMs -= msOf(recent.shift()!);
   };
-  /** The kept audio from `fromMs` on (whole chunks), and where it starts on the clock. */
+  /** The kept audio from `fromMs` on (whole chunks, the one `fromMs` falls in included), and where it starts on the clock. */
   const replayFrom = (fromMs: number) => {
     let startMs = receivedMs - heldMs;
     let first = recent.length;
-    while (first > 0 && startMs - msOf(recent[first - 1]!) >= fromMs - 1e-6) {
+    while (first > 0 && startMs > fromMs + 1e-6) {
       first -= 1;
       startMs -= msOf(recent[first]!);
     }
@@ -104,7 +104,12 @@ export function createPcmFeed(maxHeld = MAX_HELD_CHUNKS): PcmFeed {
       }
       held.push(pcm16);
       heldMs += msOf(pcm16);
-      if (held.length > maxHeld) held.splice(0, held.length - maxHeld).forEach((dropped) => (heldMs -= msOf(dropped)));
+      if (held.length > maxHeld) {
+        held.splice(0, held.length - maxHeld).forEach((dropped) => (heldMs -= msOf(dropped)));
+        // The kept audio no longer ends where what is held starts: it cannot be replayed in place.
+        recent = [];
+        recentMs = 0;
+      }
     },
     attach(next, replayFromMs) {
       if (closed) return;
