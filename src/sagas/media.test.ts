@@ -138,7 +138,7 @@ describe('media', () => {
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
   });
 
-  it('half a second of silence makes the app doubt its path once, before the drop, so the signaling channel asks its socket in time', async () => {
+  it('a short silence (MEDIA_DOUBT_MS) makes the app doubt its path once, before the drop, so the signaling channel asks its socket in time', async () => {
     await goLive(h);
     await h.advance(MEDIA_POLL_MS * 4);
     h.peers[0]!.flowing = false;
