@@ -64,12 +64,9 @@ function rtpUrl(port: number): string {
 
 function codecArgs(codec: VideoCodec, profile: VideoProfile): string[] {
   const kbps = profile.kbps;
-  // A keyframe every half second. SRS forwards a new viewer's keyframe request (PLI) to the
-  // publisher, which answers within a round trip; nobody can forward one to this encoder, so
-  // it sends them often enough that a late joiner or a reconnect waits no longer than that
-  // (a second's interval added up to a second to every media reconnect).
-  const keyint = String(Math.max(1, Math.floor(profile.fps / 2)));
-  const gop = ['-g', keyint, '-keyint_min', keyint];
+  // A keyframe every second, so a late joiner or a reconnect shows a picture quickly: nobody
+  // forwards the browser's keyframe requests to this encoder.
+  const gop = ['-g', String(profile.fps), '-keyint_min', String(profile.fps)];
   const rate = ['-b:v', `${kbps}k`, '-maxrate', `${Math.round(kbps * 1.3)}k`, '-bufsize', `${Math.round(kbps / 2)}k`];
   if (codec === 'vp8') {
     return ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-threads', '1', ...gop, '-lag-in-frames', '0', '-auto-alt-ref', '0', ...rate, '-error-resilient', '1'];
