@@ -316,90 +316,73 @@ describe('whep', () => {
   });
 
   describe('an offer whose gathering runs on after it has what it needs (a phone just moved to another network)', () => {
-    /** Gathering that yields a host, then a relay candidate, and never completes. */
-    class StuckGathering extends FakePeerConnection {
-      override setLocalDescription(desc: RTCSessionDescriptionInit) {
-        this.localDescription = desc;
-        const add = (line: string, type: string, at: number) =>
-          setTimeout(() => {
-            this.localDescription = { ...this.localDescription, sdp: `${this.localDescription?.sdp ?? ''}\r\n${line}` } as RTCSessionDescriptionInit;
-            this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type, candidate: line.slice(2) } }));
-          }, at);
-        add('a=candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host', 'host', 5);
-        add('a=candidate:2 1 udp 41885439 10.0.0.1 50001 typ relay raddr 10.0.0.3 rport 50000', 'relay', 40);
-        return Promise.resolve();
-      }
-    }
-    const connectWith = async (iceServers: RTCIceServer[]) => {
+    const HOST = 'candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host';
+    const RELAY = 'candidate:2 1 udp 41885439 10.0.0.1 50001 typ relay raddr 10.0.0.3 rport 50000';
+    const TURN = [{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }];
+    type Step = { at: number; candidate: string; type: string } | { at: number; turnError: number };
+    /** Gathering that follows `steps` (candidates, TURN errors) and never completes. */
+    const gathering = (steps: Step[]) =>
+      class extends FakePeerConnection {
+        override setLocalDescription(desc: RTCSessionDescriptionInit) {
+          this.localDescription = { ...desc, sdp: desc.sdp ?? '' };
+          for (const step of steps) {
+            setTimeout(() => {
+              if ('turnError' in step) {
+                this.dispatchEvent(Object.assign(new Event('icecandidateerror'), { url: TURN[0]!.urls, errorCode: step.turnError, errorText: 'TURN error' }));
+                return;
+              }
+              this.localDescription = { ...this.localDescription, sdp: `${this.localDescription?.sdp ?? ''}\r\na=${step.candidate}` } as RTCSessionDescriptionInit;
+              this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type: step.type, candidate: step.candidate } }));
+            }, step.at);
+          }
+          return Promise.resolve();
+        }
+      };
+    const connectWith = async (iceServers: RTCIceServer[], steps: Step[]) => {
+      const Peer = gathering(steps);
       const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
       const service = createWhepService({
         http: { postText } as unknown as HttpClient,
         iceServers,
-        createPeer: (config) => new StuckGathering(config) as unknown as RTCPeerConnection,
+        createPeer: (config) => new Peer(config) as unknown as RTCPeerConnection,
         iceGatheringTimeoutMs: 10_000,
       });
       const started = performance.now();
       await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
       return { ms: performance.now() - started, offer: (postText.mock.calls[0] as unknown as [string, string])[1] };
     };
+    const hostThenRelay: Step[] = [
+      { at: 5, candidate: HOST, type: 'host' },
+      { at: 40, candidate: RELAY, type: 'relay' },
+    ];
 
     it('with a TURN server, goes CANDIDATE_SETTLE_MS after the first relay candidate, not at the gathering timeout', async () => {
-      const { ms, offer } = await connectWith([{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }]);
+      const { ms, offer } = await connectWith(TURN, hostThenRelay);
       expect(offer).toMatch(/typ relay/);
       expect(ms).toBeGreaterThanOrEqual(40 + CANDIDATE_SETTLE_MS - 5);
       expect(ms).toBeLessThan(2_000);
     });
 
     it('with a TURN server that refuses the allocation (its quota full), goes with what was gathered', async () => {
-      class RefusedRelay extends FakePeerConnection {
-        override setLocalDescription(desc: RTCSessionDescriptionInit) {
-          this.localDescription = { ...desc, sdp: `${desc.sdp ?? ''}\r\na=candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host` };
-          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type: 'host', candidate: 'candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host' } })), 5);
-          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidateerror'), { url: 'turn:10.0.0.1:3478?transport=udp', errorCode: 486, errorText: 'Allocation Quota Reached' })), 30);
-          return Promise.resolve();
-        }
-      }
-      const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
-      const service = createWhepService({
-        http: { postText } as unknown as HttpClient,
-        iceServers: [{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }],
-        createPeer: (config) => new RefusedRelay(config) as unknown as RTCPeerConnection,
-        iceGatheringTimeoutMs: 10_000,
-      });
-      const started = performance.now();
-      await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
-      expect(performance.now() - started).toBeLessThan(2_000);
-      expect((postText.mock.calls[0] as unknown as [string, string])[1]).toMatch(/typ host/);
+      const { ms, offer } = await connectWith(TURN, [
+        { at: 5, candidate: HOST, type: 'host' },
+        { at: 30, turnError: 486 },
+      ]);
+      expect(ms).toBeLessThan(2_000);
+      expect(offer).toMatch(/typ host/);
     });
 
     it('an error of one interface that could not reach the relay (701) does not stop the wait for its candidate', async () => {
-      class OneInterfaceFails extends FakePeerConnection {
-        override setLocalDescription(desc: RTCSessionDescriptionInit) {
-          this.localDescription = { ...desc, sdp: desc.sdp ?? '' };
-          const candidate = (line: string, type: string, at: number) =>
-            setTimeout(() => {
-              this.localDescription = { ...this.localDescription, sdp: `${this.localDescription?.sdp ?? ''}\r\na=${line}` } as RTCSessionDescriptionInit;
-              this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: { type, candidate: line } }));
-            }, at);
-          candidate('candidate:1 1 udp 2122260223 10.0.0.3 50000 typ host', 'host', 5);
-          setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidateerror'), { url: 'turn:10.0.0.1:3478?transport=udp', errorCode: 701, errorText: 'TURN host lookup received error.' })), 10);
-          candidate('candidate:2 1 udp 41885439 10.0.0.1 50001 typ relay raddr 10.0.0.3 rport 50000', 'relay', 200);
-          return Promise.resolve();
-        }
-      }
-      const postText = vi.fn(() => Promise.resolve({ status: 201, text: 'v=0' }));
-      const service = createWhepService({
-        http: { postText } as unknown as HttpClient,
-        iceServers: [{ urls: 'turn:10.0.0.1:3478?transport=udp', username: 'u', credential: 'c' }],
-        createPeer: (config) => new OneInterfaceFails(config) as unknown as RTCPeerConnection,
-        iceGatheringTimeoutMs: 10_000,
-      });
-      await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
-      expect((postText.mock.calls[0] as unknown as [string, string])[1]).toMatch(/typ relay/);
+      const { offer } = await connectWith(TURN, [
+        { at: 5, candidate: HOST, type: 'host' },
+        { at: 10, turnError: 701 },
+        { at: 200, candidate: RELAY, type: 'relay' },
+      ]);
+      expect(offer).toMatch(/typ relay/);
     });
 
     it('without one, goes CANDIDATE_SETTLE_MS after the first candidate', async () => {
-      const { ms, offer } = await connectWith([]);
+      const { ms, offer } = await connectWith([], hostThenRelay);
       expect(offer).toMatch(/typ host/);
       expect(ms).toBeLessThan(2_000);
     });
