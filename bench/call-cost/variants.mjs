@@ -1,0 +1,97 @@
+/**
+ * What in the app's call costs the browser: the app's call with a style laid over it once
+ * the call has started (a part hidden, or a cut undone), against the app as built and the
+ * floor, one window each, one after the other in the same run. Not a benchmark with goals
+ * (bench/call-cost.mjs is); a tool for finding where the CPU above the floor goes.
+ *
+ * For each variant it prints the CPU per minute over every browser process, the compositor's
+ * (the GPU process's VizCompositorThread, which draws every frame of the avatar's video and
+ * whatever lies over it), the main thread's, and the compositor's work per frame of video:
+ * the compositor's CPU over that of the renderer's video frame compositor, which does the same
+ * work in every variant. A loaded machine raises both alike, so that ratio compares runs that
+ * the load sets apart.
+ *
+ *   node bench/call-cost/variants.mjs app no-log mask floor   (after node bench/call-cost.mjs,
+ *                                                              whose builds it uses)
+ *   env: BENCH_VARIANT_S (40): the window; BENCH_VARIANT_WARMUP_S (10)
+ */
+// styleOnceCalling runs in the browser.
+/* global document */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+import { ROOT, startStandin } from '../_setup.mjs';
+import { runCall } from './session.mjs';
+
+const { startAudioOutput } = await tsImport('../../tests/support/audioOutput.ts', import.meta.url);
+
+const OUT_DIR = join(ROOT, '.cache', 'bench-dist-call-cost');
+const MIC_FILE = join(ROOT, '.cache', 'call-cost', 'microphone.wav');
+
+/** A style laid over the app once its call has started; null: the app as built. */
+const VARIANTS = {
+  app: null,
+  floor: null,
+  // The parts over the video.
+  'no-log': '.live__log-slot { display: none !important; }',
+  'no-chrome': '.live__top, .live__bottom { display: none !important; }',
+  'no-scrims': '.live__top, .live__bottom { background: none !important; }',
+  'no-shadows': '.chat * { box-shadow: none !important; text-shadow: none !important; }',
+  'no-animations': '* { animation: none !important; transition: none !important; }',
+  // The cuts made, undone.
+  mask: '.chat:not(.chat--empty) .chat__scroller { -webkit-mask-image: linear-gradient(180deg, transparent 0, #000 28px); mask-image: linear-gradient(180deg, transparent 0, #000 28px); }',
+  'fill-both': '.msg, .live__top, .live__bottom { animation-fill-mode: both !important; }',
+};
+
+const names = process.argv.slice(2);
+const unknown = names.filter((name) => !(name in VARIANTS));
+if (names.length === 0 || unknown.length > 0) {
+  console.error(`usage: node bench/call-cost/variants.mjs VARIANT… (of ${Object.keys(VARIANTS).join(', ')})`);
+  process.exit(2);
+}
+if (!existsSync(join(OUT_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
+  console.error('run node bench/call-cost.mjs (or its --quick) first: this uses its builds and its microphone');
+  process.exit(2);
+}
+
+/** Adds `css` to the page once the call's Hang up button shows (the pre-session screen needs the chrome). */
+function styleOnceCalling(css) {
+  const timer = setInterval(() => {
+    const hangUp = [...document.querySelectorAll('button')].some((b) => b.textContent?.includes('Hang up') || b.getAttribute('aria-label') === 'Hang up');
+    if (!hangUp) return;
+    clearInterval(timer);
+    const style = document.createElement('style');
+    style.textContent = css;
+    document.head.append(style);
+  }, 250);
+}
+
+const output = await startAudioOutput();
+const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
+try {
+  for (const name of names) {
+    const css = VARIANTS[name];
+    await runCall({
+      base: standin.url,
+      micFile: MIC_FILE,
+      pulseServer: output.server,
+      viewport: { width: 390, height: 844, dpr: 2 },
+      warmupS: Number(process.env.BENCH_VARIANT_WARMUP_S ?? 10),
+      client: name === 'floor' ? 'floor' : 'app',
+      rate: 1,
+      windows: [Number(process.env.BENCH_VARIANT_S ?? 40)],
+      profileS: 0,
+      prepare: css ? (page) => page.addInitScript(styleOnceCalling, css) : undefined,
+      onWindow: (w) => {
+        const viz = w.byThreadSPerMin['gpu-process: VizCompositorTh'] ?? 0;
+        const frames = w.byThreadSPerMin['renderer: VideoFrameCompo'] ?? NaN;
+        console.log(
+          `${name.padEnd(14)} CPU ${w.cpuSPerMin.toFixed(1)} s/min, compositor ${viz.toFixed(2)}, main thread ${w.mainSPerMin.toFixed(2)}; compositor per video frame ${(viz / frames).toFixed(2)} (the floor's: about 2.6)`,
+        );
+      },
+    });
+  }
+} finally {
+  await standin.stop();
+  await output.stop();
+}
