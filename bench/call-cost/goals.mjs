@@ -205,7 +205,8 @@ function judgeLong(report, long, figures, round) {
   };
   // Flat is judged after the first minutes (the call settling in): from minute n + 1 to the end.
   const settled = w.slice(n);
-  const outsideNodes = (x) => x.nodes - x.chatNodes;
+  // documentNodes and chatNodes are counted alike (DevTools' view); results before it had only CDP's count, less a TreeWalker's.
+  const outsideNodes = (x) => (x.documentNodes !== undefined ? x.documentNodes - x.chatNodes : x.nodes - x.chatNodes);
   const outsideListeners = (x) => x.listeners - x.chatListeners;
   const cpu = { first: avg(first, (x) => x.cpuSPerMin), last: avg(last, (x) => x.cpuSPerMin) };
   const main = { first: avg(first, (x) => x.mainSPerMin), last: avg(last, (x) => x.mainSPerMin) };
@@ -227,6 +228,7 @@ function judgeLong(report, long, figures, round) {
       listeners: x.listeners,
       chatMessages: x.chatMessages,
       chatNodes: x.chatNodes,
+      documentNodes: x.documentNodes,
       chatListeners: x.chatListeners,
       videoPresented: x.video.presented,
       videoDropped: x.video.dropped,

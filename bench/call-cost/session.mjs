@@ -7,7 +7,7 @@
  * CPU profile of the page's main thread after the last window.
  */
 // Functions passed to page.evaluate run in the browser.
-/* global window, document, NodeFilter */
+/* global window, document */
 import { loadavg } from 'node:os';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../_setup.mjs';
@@ -82,25 +82,44 @@ async function cumulative(page, cdp) {
   };
 }
 
+/** The nodes of a subtree as DevTools sees them: shadow roots (the browser's own, as a video's controls), frames and pseudo-elements included. */
+function subtreeNodes(node) {
+  let count = 1;
+  for (const list of [node.children, node.shadowRoots, node.pseudoElements]) for (const child of list ?? []) count += subtreeNodes(child);
+  if (node.contentDocument) count += subtreeNodes(node.contentDocument);
+  if (node.templateContent) count += subtreeNodes(node.templateContent);
+  return count;
+}
+
+/** The nodes of `expression`'s element and below (DOM.describeNode, piercing shadow roots and frames); 0 when it is not there. */
+async function describedNodes(cdp, expression) {
+  const { result } = await cdp.send('Runtime.evaluate', { expression });
+  if (!result.objectId) return 0;
+  const { node } = await cdp.send('DOM.describeNode', { objectId: result.objectId, depth: -1, pierce: true });
+  await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
+  return subtreeNodes(node);
+}
+
 /**
  * The chat log's share of the page's nodes and listeners: it grows with every message by
  * design (up to the chat's own cap), so what must stay flat over a long call is the rest.
- * Nodes: every node under the log's list (elements, text); listeners: those on them
- * (DOMDebugger.getEventListeners over the subtree).
+ * Nodes: those of the log's list and of the whole document, on the same basis (DevTools'
+ * view, which includes shadow roots: a <video controls> in a reply brings about 125 nodes
+ * of the browser's controls that a TreeWalker never sees); `nodes`, CDP's count of every
+ * node alive, also counts detached ones and parts DevTools does not show. Listeners: those
+ * on the log's subtree (DOMDebugger.getEventListeners over it).
  */
 async function chatLogCounts(page, cdp) {
   const { result } = await cdp.send('Runtime.evaluate', { expression: "document.querySelector('.chat__list')" });
-  if (!result.objectId) return { chatMessages: 0, chatNodes: 0, chatListeners: 0 };
+  if (!result.objectId) return { chatMessages: 0, chatNodes: 0, chatListeners: 0, documentNodes: await describedNodes(cdp, 'document') };
   const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId, depth: -1, pierce: true });
   await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
-  const counts = await page.evaluate(() => {
-    const list = document.querySelector('.chat__list');
-    const walker = document.createTreeWalker(list, NodeFilter.SHOW_ALL);
-    let nodes = 1;
-    while (walker.nextNode()) nodes += 1;
-    return { chatMessages: list.children.length, chatNodes: nodes };
-  });
-  return { ...counts, chatListeners: listeners.length };
+  return {
+    chatMessages: await page.evaluate(() => document.querySelector('.chat__list').children.length),
+    chatNodes: await describedNodes(cdp, "document.querySelector('.chat__list')"),
+    documentNodes: await describedNodes(cdp, 'document'),
+    chatListeners: listeners.length,
+  };
 }
 
 /** The difference of two cumulative readings, per minute where it is a time. */
