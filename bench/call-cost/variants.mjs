@@ -1,7 +1,7 @@
 /**
- * What in the app's call costs the browser: the app's call with a style laid over it once
- * the call has started (a part hidden, or a cut undone), against the app as built and the
- * floor, one window each, one after the other in the same run. Not a benchmark with goals
+ * What in the app's call costs the browser: the app's call with a style laid over it (a part
+ * hidden once the call has started, or a cut undone from the start), against the app as
+ * built and the floor, one window each, one after the other in the same run. Not a benchmark with goals
  * (bench/call-cost.mjs is); a tool for finding where the CPU above the floor goes.
  *
  * For each variant it prints the CPU per minute over every browser process, the compositor's
@@ -42,6 +42,17 @@ const VARIANTS = {
   mask: '.chat:not(.chat--empty) .chat__scroller { -webkit-mask-image: linear-gradient(180deg, transparent 0, #000 28px); mask-image: linear-gradient(180deg, transparent 0, #000 28px); }',
   'fill-both': '.msg, .live__top, .live__bottom { animation-fill-mode: both !important; }',
 };
+/** Variants laid from the page's first paint, not once calling: an animation's fill mode counts from its start. */
+const FROM_THE_START = new Set(['fill-both']);
+
+/** Adds `css` to the page as soon as it has a head. */
+function styleFromTheStart(css) {
+  document.addEventListener('DOMContentLoaded', () => {
+    const style = document.createElement('style');
+    style.textContent = css;
+    document.head.append(style);
+  });
+}
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in VARIANTS));
@@ -81,7 +92,7 @@ try {
       rate: 1,
       windows: [Number(process.env.BENCH_VARIANT_S ?? 40)],
       profileS: 0,
-      prepare: css ? (page) => page.addInitScript(styleOnceCalling, css) : undefined,
+      prepare: css ? (page) => page.addInitScript(FROM_THE_START.has(name) ? styleFromTheStart : styleOnceCalling, css) : undefined,
       onWindow: (w) => {
         const viz = w.byThreadSPerMin['gpu-process: VizCompositorTh'] ?? 0;
         const frames = w.byThreadSPerMin['renderer: VideoFrameCompo'] ?? NaN;
