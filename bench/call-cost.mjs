@@ -46,7 +46,7 @@ import { buildApp, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
 import { makeMicrophone, questionsAnswered, spokenBetween } from './call-cost/mic.mjs';
 import { summarizeProfile } from './call-cost/profile.mjs';
-import { runCall } from './call-cost/session.mjs';
+import { BUILD_DIR as OUT_DIR, MIC_FILE, PHONE_VIEWPORT, runCall } from './call-cost/session.mjs';
 import { judge } from './call-cost/goals.mjs';
 
 const { startAudioOutput } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
@@ -58,17 +58,14 @@ const HALF_S = num('BENCH_CALL_HALF_S', 150, 30);
 const LONG_MIN = num('BENCH_CALL_LONG_MIN', 30, 3);
 /** The long call's windows: a minute each (40 s in a quick run). */
 const LONG_WINDOW_S = QUICK ? 40 : 60;
-const DPR = num('BENCH_CALL_DPR', 2, 2);
+const DPR = num('BENCH_CALL_DPR', PHONE_VIEWPORT.dpr, PHONE_VIEWPORT.dpr);
 const PROFILE_S = QUICK ? 20 : 60;
 /** After the call starts: the first question asked and answered, the voice detector warm. */
 const WARMUP_S = QUICK ? 10 : 25;
-/** A low-end phone: a 390×844 CSS-pixel screen at 2 device pixels per CSS pixel (720–780 physical pixels wide). */
-const VIEWPORT = { width: 390, height: 844, dpr: DPR };
+const VIEWPORT = { ...PHONE_VIEWPORT, dpr: DPR };
 const ORDER = QUICK ? ['app', 'floor'] : ['app', 'floor', 'floor', 'app'];
 
-const OUT_DIR = join(ROOT, '.cache', 'bench-dist-call-cost');
 const FLOOR_DIR = join(OUT_DIR, 'call-cost-floor');
-const MIC_FILE = join(ROOT, '.cache', 'call-cost', 'microphone.wav');
 
 function buildFloor() {
   if (process.env.BENCH_SKIP_BUILD === '1') return;

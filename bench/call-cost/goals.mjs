@@ -205,8 +205,8 @@ function judgeLong(report, long, figures, round) {
   };
   // Flat is judged after the first minutes (the call settling in): from minute n + 1 to the end.
   const settled = w.slice(n);
-  // documentNodes and chatNodes are counted alike (DevTools' view); results before it had only CDP's count, less a TreeWalker's.
-  const outsideNodes = (x) => (x.documentNodes !== undefined ? x.documentNodes - x.chatNodes : x.nodes - x.chatNodes);
+  // Both counted alike, as DevTools sees them (session.mjs, chatLogCounts); CDP's `nodes` counts more.
+  const outsideNodes = (x) => x.documentNodes - x.chatNodes;
   const outsideListeners = (x) => x.listeners - x.chatListeners;
   const cpu = { first: avg(first, (x) => x.cpuSPerMin), last: avg(last, (x) => x.cpuSPerMin) };
   const main = { first: avg(first, (x) => x.mainSPerMin), last: avg(last, (x) => x.mainSPerMin) };

@@ -7,12 +7,19 @@
  * CPU profile of the page's main thread after the last window.
  */
 // Functions passed to page.evaluate run in the browser.
-/* global window, document */
+/* global window */
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../_setup.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, ROOT } from '../_setup.mjs';
 import { installProbe, readProbe, readVideo } from './probe.mjs';
 import { browserPid, watchBrowser } from './procs.mjs';
+
+/** Where bench/call-cost.mjs builds the app (the floor in its call-cost-floor/), and its test microphone: bench/call-cost/variants.mjs uses them too. */
+export const BUILD_DIR = join(ROOT, '.cache', 'bench-dist-call-cost');
+export const MIC_FILE = join(ROOT, '.cache', 'call-cost', 'microphone.wav');
+/** A low-end phone: a 390×844 CSS-pixel screen at 2 device pixels per CSS pixel (720–780 physical pixels wide). */
+export const PHONE_VIEWPORT = { width: 390, height: 844, dpr: 2 };
 
 const LIVE_TIMEOUT_MS = 45_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -91,13 +98,20 @@ function subtreeNodes(node) {
   return count;
 }
 
-/** The nodes of `expression`'s element and below (DOM.describeNode, piercing shadow roots and frames); 0 when it is not there. */
-async function describedNodes(cdp, expression) {
+/** The nodes of the element `objectId` and below (DOM.describeNode, piercing shadow roots and frames). */
+async function describe(cdp, objectId) {
+  return (await cdp.send('DOM.describeNode', { objectId, depth: -1, pierce: true })).node;
+}
+
+/** A remote object for `expression`, released after `use` (null when it is null). */
+async function withObject(cdp, expression, use) {
   const { result } = await cdp.send('Runtime.evaluate', { expression });
-  if (!result.objectId) return 0;
-  const { node } = await cdp.send('DOM.describeNode', { objectId: result.objectId, depth: -1, pierce: true });
-  await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
-  return subtreeNodes(node);
+  if (!result.objectId) return use(null);
+  try {
+    return await use(result.objectId);
+  } finally {
+    await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
+  }
 }
 
 /**
@@ -109,17 +123,20 @@ async function describedNodes(cdp, expression) {
  * node alive, also counts detached ones and parts DevTools does not show. Listeners: those
  * on the log's subtree (DOMDebugger.getEventListeners over it).
  */
-async function chatLogCounts(page, cdp) {
-  const { result } = await cdp.send('Runtime.evaluate', { expression: "document.querySelector('.chat__list')" });
-  if (!result.objectId) return { chatMessages: 0, chatNodes: 0, chatListeners: 0, documentNodes: await describedNodes(cdp, 'document') };
-  const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId, depth: -1, pierce: true });
-  await cdp.send('Runtime.releaseObject', { objectId: result.objectId });
-  return {
-    chatMessages: await page.evaluate(() => document.querySelector('.chat__list').children.length),
-    chatNodes: await describedNodes(cdp, "document.querySelector('.chat__list')"),
-    documentNodes: await describedNodes(cdp, 'document'),
-    chatListeners: listeners.length,
-  };
+async function chatLogCounts(cdp) {
+  const documentNodes = await withObject(cdp, 'document', async (id) => subtreeNodes(await describe(cdp, id)));
+  return withObject(cdp, "document.querySelector('.chat__list')", async (id) => {
+    if (id === null) return { chatMessages: 0, chatNodes: 0, chatListeners: 0, documentNodes };
+    const list = await describe(cdp, id);
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: id, depth: -1, pierce: true });
+    const ELEMENT_NODE = 1;
+    return {
+      chatMessages: (list.children ?? []).filter((child) => child.nodeType === ELEMENT_NODE).length,
+      chatNodes: subtreeNodes(list),
+      documentNodes,
+      chatListeners: listeners.length,
+    };
+  });
 }
 
 /** The difference of two cumulative readings, per minute where it is a time. */
@@ -210,7 +227,7 @@ export async function runCall(options) {
         figures.heapMb = m.JSHeapUsedSize / 2 ** 20;
         figures.nodes = m.Nodes;
         figures.listeners = m.JSEventListeners;
-        Object.assign(figures, await chatLogCounts(page, cdp));
+        Object.assign(figures, await chatLogCounts(cdp));
       }
       result.windows.push(figures);
       options.onWindow?.(figures, index);

@@ -15,20 +15,17 @@
  *                                                              whose builds it uses)
  *   env: BENCH_VARIANT_S (40): the window; BENCH_VARIANT_WARMUP_S (10)
  */
-// styleOnceCalling runs in the browser.
+// layStyle runs in the browser.
 /* global document */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
-import { ROOT, startStandin } from '../_setup.mjs';
-import { runCall } from './session.mjs';
+import { startStandin } from '../_setup.mjs';
+import { BUILD_DIR, MIC_FILE, PHONE_VIEWPORT, runCall } from './session.mjs';
 
 const { startAudioOutput } = await tsImport('../../tests/support/audioOutput.ts', import.meta.url);
 
-const OUT_DIR = join(ROOT, '.cache', 'bench-dist-call-cost');
-const MIC_FILE = join(ROOT, '.cache', 'call-cost', 'microphone.wav');
-
-/** A style laid over the app once its call has started; null: the app as built. */
+/** A style laid over the app (once its call has started, unless FROM_THE_START); null: the app as built. */
 const VARIANTS = {
   app: null,
   floor: null,
@@ -45,40 +42,34 @@ const VARIANTS = {
 /** Variants laid from the page's first paint, not once calling: an animation's fill mode counts from its start. */
 const FROM_THE_START = new Set(['fill-both']);
 
-/** Adds `css` to the page as soon as it has a head. */
-function styleFromTheStart(css) {
-  document.addEventListener('DOMContentLoaded', () => {
-    const style = document.createElement('style');
-    style.textContent = css;
-    document.head.append(style);
-  });
-}
-
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in VARIANTS));
 if (names.length === 0 || unknown.length > 0) {
   console.error(`usage: node bench/call-cost/variants.mjs VARIANT… (of ${Object.keys(VARIANTS).join(', ')})`);
   process.exit(2);
 }
-if (!existsSync(join(OUT_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
+if (!existsSync(join(BUILD_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
   console.error('run node bench/call-cost.mjs (or its --quick) first: this uses its builds and its microphone');
   process.exit(2);
 }
 
-/** Adds `css` to the page once the call's Hang up button shows (the pre-session screen needs the chrome). */
-function styleOnceCalling(css) {
+/**
+ * Adds `css` to the page: at once when `fromTheStart`, else once the call's Hang up button
+ * shows (the pre-session screen needs the chrome a variant may hide).
+ */
+function layStyle({ css, fromTheStart }) {
   const timer = setInterval(() => {
-    const hangUp = [...document.querySelectorAll('button')].some((b) => b.textContent?.includes('Hang up') || b.getAttribute('aria-label') === 'Hang up');
-    if (!hangUp) return;
+    const calling = [...document.querySelectorAll('button')].some((b) => b.textContent?.includes('Hang up') || b.getAttribute('aria-label') === 'Hang up');
+    if (!document.head || (!fromTheStart && !calling)) return;
     clearInterval(timer);
     const style = document.createElement('style');
     style.textContent = css;
     document.head.append(style);
-  }, 250);
+  }, fromTheStart ? 0 : 250);
 }
 
 const output = await startAudioOutput();
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
+const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: BUILD_DIR } });
 try {
   for (const name of names) {
     const css = VARIANTS[name];
@@ -86,13 +77,13 @@ try {
       base: standin.url,
       micFile: MIC_FILE,
       pulseServer: output.server,
-      viewport: { width: 390, height: 844, dpr: 2 },
+      viewport: PHONE_VIEWPORT,
       warmupS: Number(process.env.BENCH_VARIANT_WARMUP_S ?? 10),
       client: name === 'floor' ? 'floor' : 'app',
       rate: 1,
       windows: [Number(process.env.BENCH_VARIANT_S ?? 40)],
       profileS: 0,
-      prepare: css ? (page) => page.addInitScript(FROM_THE_START.has(name) ? styleFromTheStart : styleOnceCalling, css) : undefined,
+      prepare: css ? (page) => page.addInitScript(layStyle, { css, fromTheStart: FROM_THE_START.has(name) }) : undefined,
       onWindow: (w) => {
         const viz = w.byThreadSPerMin['gpu-process: VizCompositorTh'] ?? 0;
         const frames = w.byThreadSPerMin['renderer: VideoFrameCompo'] ?? NaN;
