@@ -1,6 +1,6 @@
 /**
  * The stand-in's WHEP as SRS 5 does it, over HTTP with the real media pipeline: H.264
- * constrained baseline with keyframes at least every 2 s in an ICE-lite answer, at most 4 peers
+ * constrained baseline with a keyframe about every second in an ICE-lite answer, at most 4 peers
  * per room however many offers come at once, a connected viewer never evicted, and a DELETE of
  * the Location that frees its peer at once.
  */
@@ -78,7 +78,7 @@ function spsProfile(payload: Buffer): [number, number] | null {
 }
 
 describe('WHEP as SRS answers it', () => {
-  it('answers ICE-lite with H.264 constrained baseline and sends keyframes at least every 2 s, SPS in band', async () => {
+  it('answers ICE-lite with H.264 constrained baseline and sends a keyframe about every second, SPS in band', async () => {
     const { pc, offer } = await viewer();
     const keyframes: number[] = [];
     let profile: [number, number] | null = null;
@@ -98,11 +98,12 @@ describe('WHEP as SRS answers it', () => {
     if (pc.connectionState !== 'connected') await pc.connectionStateChange.watch((s) => s === 'connected');
     const started = performance.now();
     while (performance.now() - started < 4500) await new Promise((r) => setTimeout(r, 100));
-    // Several IDR packets per keyframe: count keyframes by gaps over half a second.
+    // Several IDR packets per keyframe: count keyframes by gaps over half a second. One a
+    // second (server/media/encoders.ts), with room for the pipe's and the event loop's jitter.
     const frames = keyframes.filter((t, i) => i === 0 || t - keyframes[i - 1]! > 500);
-    expect(frames.length).toBeGreaterThanOrEqual(2);
+    expect(frames.length).toBeGreaterThanOrEqual(4);
     const gaps = frames.slice(1).map((t, i) => t - frames[i]!);
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(2000);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1500);
     // profile_idc 66 (baseline) with constraint_set1: constrained baseline, what browsers decode everywhere.
     expect(profile).not.toBeNull();
     expect(profile![0]).toBe(66);
