@@ -179,6 +179,30 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it('while the avatar plays lowered, its echo (as much quieter) is still silenced: the avatar speaks whatever its volume', async () => {
+    const t = setup({ echoGateDb: -18 });
+    t.connect();
+    t.node.postMessage({ type: 'farVolume', volume: 0.005 });
+    await settle();
+    // The avatar speaks at −12 dBFS and plays at 0.005: as played it is below the gate's floor,
+    // and its echo 25 dB below that (about −83 dBFS) is still speech to voice detection.
+    const far = 0.25;
+    const echo = far * 0.005 * 10 ** (-25 / 20);
+    const visitor = 0.05;
+    const silent = (frame: Float32Array | undefined) => !!frame && frame.every((x) => x === 0);
+    const quanta = (n: number, near: number) => {
+      for (let i = 0; i < n; i++) t.processor.process([[new Float32Array(128).fill(near)], [new Float32Array(128).fill(far)]]);
+    };
+    quanta(37 + 36, echo);
+    await settle();
+    expect(t.frames.map(silent)).toEqual([true, true]);
+    // The visitor, far louder than the lowered avatar, is heard at once.
+    quanta(36, visitor);
+    await settle();
+    expect(silent(t.frames[2])).toBe(false);
+    t.close();
+  });
+
   it('ends on stop (process returns false) and reports bad control messages', async () => {
     const t = setup({ frameSamples: -3 });
     t.node.postMessage({ type: 'ports', vad: 1, asr: 2 });

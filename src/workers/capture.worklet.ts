@@ -64,8 +64,9 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private farVolume = 1;
   /** Frames the gate stays open after one that carried more than the echo (the visitor talking). */
   private hangover = 0;
-  /** The avatar's level in the two frames before this one: its echo arrives late. */
+  /** The avatar's level in the two frames before this one, as received and as played: its echo arrives late. */
   private farBefore = [0, 0];
+  private playedBefore = [0, 0];
 
   constructor(options?: { processorOptions?: unknown }) {
     super();
@@ -102,8 +103,9 @@ class CaptureProcessor extends AudioWorkletProcessor {
   private echoOnly(): boolean {
     if (this.gateRatio === null || this.energySamples === 0) return false;
     const near = Math.sqrt(this.nearEnergy / this.energySamples);
+    const farNow = Math.sqrt(this.farEnergy / this.energySamples);
     // The avatar as the page plays it: its echo is as much quieter as its voice is lowered.
-    const farNow = Math.sqrt(this.farEnergy / this.energySamples) * this.farVolume;
+    const playedNow = farNow * this.farVolume;
     this.nearEnergy = 0;
     this.farEnergy = 0;
     this.energySamples = 0;
@@ -111,10 +113,16 @@ class CaptureProcessor extends AudioWorkletProcessor {
     // 150 ms): compared with the avatar's loudest of the last three frames (288 ms), the
     // echo of a word that just ended is not taken for the visitor.
     const far = Math.max(farNow, this.farBefore[0]!, this.farBefore[1]!);
+    const played = Math.max(playedNow, this.playedBefore[0]!, this.playedBefore[1]!);
     this.farBefore[1] = this.farBefore[0]!;
     this.farBefore[0] = farNow;
+    this.playedBefore[1] = this.playedBefore[0]!;
+    this.playedBefore[0] = playedNow;
+    // Whether the avatar speaks is a question about what it sends, not how loud it is played:
+    // lowered for the echo canceller's warm-up, its echo is faint but still clean speech to
+    // voice detection, which does not go by loudness.
     if (!this.farAudible || far <= ECHO_GATE_FAR_FLOOR) return false;
-    if (near >= far * this.gateRatio) {
+    if (near >= played * this.gateRatio) {
       // Louder than the echo: the visitor. The gate stays open a while, so the quieter
       // sounds of their words (consonants, word ends) are not cut out between the loud ones.
       this.hangover = ECHO_GATE_HANGOVER_FRAMES;

@@ -33,7 +33,7 @@ export interface CaptureProcessorOptions {
 /** Frames (96 ms each) the echo gate stays open after one louder than the echo: about 0.8 s. */
 export const ECHO_GATE_HANGOVER_FRAMES = 8;
 
-/** Below this RMS the avatar's audio counts as silent (about −50 dBFS): the gate is open. */
+/** Below this RMS the avatar's audio as received counts as silent (about −50 dBFS): the gate is open. */
 export const ECHO_GATE_FAR_FLOOR = 0.003;
 
 /**
