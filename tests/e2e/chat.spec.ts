@@ -129,7 +129,10 @@ test('a rich reply: image, video, web page and suggestions are all rendered and 
   await viewer.getByRole('button', { name: 'Close' }).click();
   await expect(viewer).toBeHidden();
 
-  // video: plays inline and the play start/end frames reach the server
+  // video: a play button until tapped (no media element, nothing fetched); the tap plays it
+  // inline, and the play start/end frames reach the server
+  await expect(reply.locator('video')).toHaveCount(0);
+  await reply.getByRole('button', { name: 'Play video' }).click();
   const video = reply.getByLabel('Video');
   await expect(video).toHaveAttribute('playsinline', '');
   await video.evaluate(async (el: HTMLVideoElement) => {
@@ -291,7 +294,7 @@ test('a rich conversation reads like a polished messenger at 390×844', async ({
   await type(page, 'show me the new products');
   const products = replies(page).filter({ hasText: 'Here are the new arrivals' });
   await expect(products.getByRole('button', { name: 'tell me about the discount' })).toBeVisible({ timeout: REPLY_MS });
-  await expect.poll(() => products.getByLabel('Video').evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThan(0);
+  await expect(products.getByRole('button', { name: 'Play video' })).toBeVisible();
   await type(page, 'tell me about the discount');
   const discount = replies(page).filter({ hasText: 'The offer ends on Sunday.' });
   await expect(discount.getByRole('button', { name: 'show me the new products' })).toBeVisible({ timeout: REPLY_MS });

@@ -17,6 +17,7 @@ export const chatMessages = defineMessages({
   assistant: { id: 'chat.assistant', defaultMessage: 'Assistant' },
   image: { id: 'chat.image', defaultMessage: 'Image {index} of {count}' },
   video: { id: 'chat.video', defaultMessage: 'Video' },
+  playVideo: { id: 'chat.playVideo', defaultMessage: 'Play video' },
   webPage: { id: 'chat.webPage', defaultMessage: 'Open web page' },
   relatedQa: { id: 'chat.relatedQa', defaultMessage: 'You may also ask' },
   notSent: { id: 'chat.notSent', defaultMessage: 'Not sent' },

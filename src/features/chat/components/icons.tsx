@@ -105,3 +105,11 @@ export function QuestionIcon() {
     </svg>
   );
 }
+
+export function PlayIcon() {
+  return (
+    <svg {...common}>
+      <path d="M8.5 5.8v12.4a.8.8 0 0 0 1.2.7l9.7-6.2a.8.8 0 0 0 0-1.4L9.7 5.1a.8.8 0 0 0-1.2.7Z" fill="currentColor" />
+    </svg>
+  );
+}

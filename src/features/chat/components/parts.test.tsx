@@ -104,7 +104,15 @@ describe('InlineVideo', () => {
         <InlineVideo messageKey="ai:r2" msgId="r2" partIndex={0} url="http://127.0.0.1/b.webm" />
       </>,
     );
+    // Until tapped, a video is a play button: no media element, nothing fetched.
+    expect(document.querySelector('video')).toBeNull();
+    const start = vi.spyOn(HTMLMediaElement.prototype, 'play').mockImplementation(() => Promise.resolve());
+    for (const button of screen.getAllByRole('button', { name: 'Play video' })) fireEvent.click(button);
     const [a, b] = screen.getAllByLabelText('Video') as HTMLVideoElement[];
+    // The tap made the player and started it.
+    expect(start).toHaveBeenCalledTimes(2);
+    start.mockRestore();
+    expect(screen.queryByRole('button', { name: 'Play video' })).toBeNull();
     expect(a).toHaveAttribute('playsinline');
     expect(a).toHaveAttribute('controls');
     const va = playable(a!);
@@ -133,6 +141,7 @@ describe('InlineVideo', () => {
   it('renders nothing for a URL that is not http(s)', () => {
     const { container } = renderWithProviders(<InlineVideo messageKey="ai:r1" msgId="r1" partIndex={0} url="javascript:alert(1)" />);
     expect(container.querySelector('video')).toBeNull();
+    expect(container.querySelector('button')).toBeNull();
   });
 });
 
