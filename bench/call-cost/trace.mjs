@@ -1,0 +1,162 @@
+/**
+ * What the renderer's main thread does in a call, from a Chromium trace: the app's call or the
+ * floor's, one after the other in the same run. Not a benchmark with goals (bench/call-cost.mjs
+ * is); a tool for finding where the main thread's time above the floor goes, and what a long
+ * task was.
+ *
+ * For each client it prints, per minute of the traced window:
+ * - the main thread's tasks and their time, by what started them (mojo messages such as the
+ *   microphone's PCM and the sockets, timers, main frames, the garbage collector…);
+ * - main frames (a style, layout, paint and commit of the page), how many and their time, and
+ *   what ran in the task before each: what made the page change;
+ * - every task over 50 ms, with the scripts that ran in it (by source file, through the build's
+ *   source maps), or "no script" when it was the renderer's own work.
+ *
+ *   node bench/call-cost/trace.mjs app floor   (after node bench/call-cost.mjs, whose builds it uses)
+ *   env: BENCH_TRACE_S (20): the traced window; BENCH_TRACE_RATE (1): CPU throttling (4 to look
+ *        for long tasks); BENCH_TRACE_WARMUP_S (10)
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+import { sourceLocator } from '../_cpu-profile.mjs';
+import { startStandin } from '../_setup.mjs';
+import { BUILD_DIR, MIC_FILE, PHONE_VIEWPORT, runCall } from './session.mjs';
+
+const { startAudioOutput } = await tsImport('../../tests/support/audioOutput.ts', import.meta.url);
+
+const CLIENTS = new Set(['app', 'floor']);
+const names = process.argv.slice(2);
+if (names.length === 0 || names.some((name) => !CLIENTS.has(name))) {
+  console.error('usage: node bench/call-cost/trace.mjs app|floor…');
+  process.exit(2);
+}
+if (!existsSync(join(BUILD_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
+  console.error('run node bench/call-cost.mjs (or its --quick) first: this uses its builds and its microphone');
+  process.exit(2);
+}
+const TRACE_S = Number(process.env.BENCH_TRACE_S ?? 20);
+const RATE = Number(process.env.BENCH_TRACE_RATE ?? 1);
+const LONG_TASK_MS = 50;
+const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink', 'cc'];
+/** Trace events that run script, and where. */
+const SCRIPT_EVENTS = new Set(['FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'EvaluateScript']);
+
+const locators = [
+  ['/call-cost-floor/', sourceLocator(join(BUILD_DIR, 'call-cost-floor', 'assets'))],
+  ['/25d/assets/', sourceLocator(join(BUILD_DIR, 'assets'))],
+];
+/** A script event's source file (through the source maps), or its event type. */
+function scriptOf(event) {
+  const data = event.args?.data ?? {};
+  if (data.url) {
+    const found = locators.find(([part]) => data.url.includes(part));
+    const frame = { url: data.url, lineNumber: (data.lineNumber ?? 1) - 1, columnNumber: (data.columnNumber ?? 1) - 1 };
+    return (found && found[1](frame)) ?? data.url.split('/').pop();
+  }
+  return data.type ? `${event.name} ${data.type}` : event.name;
+}
+
+/** The renderer main thread's complete events, in order, nested by time. */
+function mainThreadTasks(traceEvents) {
+  const names = new Map();
+  for (const e of traceEvents) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  const counts = new Map();
+  for (const e of traceEvents) {
+    const key = `${e.pid}:${e.tid}`;
+    if (names.get(key) === 'CrRendererMain' && e.ph === 'X') counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const main = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const events = traceEvents.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === main && typeof e.dur === 'number').sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  // Tasks: the outermost ThreadControllerImpl::RunTask; each with what ran inside it.
+  const tasks = [];
+  let current = null;
+  for (const e of events) {
+    if (current && e.ts >= current.end) current = null;
+    if (!current && e.name === 'ThreadControllerImpl::RunTask') {
+      current = { ts: e.ts, end: e.ts + e.dur, ms: e.dur / 1000, source: e.args?.src_func ?? '?', frame: false, scripts: new Map() };
+      tasks.push(current);
+      continue;
+    }
+    if (!current) continue;
+    if (e.name === 'ProxyMain::BeginMainFrame') current.frame = true;
+    if (SCRIPT_EVENTS.has(e.name)) {
+      const script = scriptOf(e);
+      current.scripts.set(script, (current.scripts.get(script) ?? 0) + e.dur / 1000);
+    }
+  }
+  return tasks;
+}
+
+const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
+const fmt = (ms) => ms.toFixed(0).padStart(6);
+
+function report(name, tasks) {
+  if (tasks.length === 0) return console.log(`${name}: no main-thread tasks in the trace`);
+  const minutes = (tasks.at(-1).end - tasks[0].ts) / 60e6;
+  const perMin = (ms) => ms / minutes;
+  const bySource = new Map();
+  for (const t of tasks) {
+    const kind = t.frame ? 'main frame' : t.source;
+    const entry = bySource.get(kind) ?? { ms: 0, n: 0 };
+    entry.ms += t.ms;
+    entry.n += 1;
+    bySource.set(kind, entry);
+  }
+  const total = tasks.reduce((s, t) => s + t.ms, 0);
+  console.log(`\n${name} at ${RATE}×: ${(minutes * 60).toFixed(0)} s traced; main-thread tasks ${fmt(perMin(total))} ms/min (wall, tracing included)`);
+  for (const [kind, { ms, n }] of [...bySource].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
+    console.log(`  ${fmt(perMin(ms))} ms/min  ${String(Math.round(n / minutes)).padStart(5)}/min  ${kind}`);
+  }
+  // What came before each main frame: the last task that ran script.
+  const causes = new Map();
+  let lastScript = '(nothing)';
+  for (const t of tasks) {
+    if (t.frame) {
+      const entry = causes.get(lastScript) ?? { ms: 0, n: 0 };
+      entry.ms += t.ms;
+      entry.n += 1;
+      causes.set(lastScript, entry);
+      lastScript = '(a frame: an animation or transition going on)';
+    } else if (t.scripts.size > 0) {
+      lastScript = top(t.scripts, 1)[0][0];
+    }
+  }
+  console.log('  main frames, by the script that ran before them:');
+  for (const [cause, { ms, n }] of [...causes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
+    console.log(`    ${fmt(perMin(ms))} ms/min  ${String(Math.round(n / minutes)).padStart(5)}/min  ${cause}`);
+  }
+  const long = tasks.filter((t) => t.ms > LONG_TASK_MS);
+  console.log(`  tasks over ${LONG_TASK_MS} ms: ${long.length}`);
+  for (const t of long) {
+    const scripts = top(t.scripts, 3).map(([s, ms]) => `${s} ${ms.toFixed(0)} ms`);
+    console.log(`    at ${((t.ts - tasks[0].ts) / 1e6).toFixed(1)} s, ${t.ms.toFixed(0)} ms${t.frame ? ' (a main frame)' : ''}: ${scripts.length ? scripts.join(', ') : 'no script'}`);
+  }
+}
+
+const output = await startAudioOutput();
+const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: BUILD_DIR } });
+try {
+  for (const name of names) {
+    await runCall({
+      base: standin.url,
+      micFile: MIC_FILE,
+      pulseServer: output.server,
+      viewport: PHONE_VIEWPORT,
+      warmupS: Number(process.env.BENCH_TRACE_WARMUP_S ?? 10),
+      client: name,
+      rate: RATE,
+      windows: [1],
+      profileS: 0,
+      afterWindows: async (page, browser) => {
+        await browser.startTracing(page, { categories: CATEGORIES });
+        await new Promise((resolve) => setTimeout(resolve, TRACE_S * 1000));
+        const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+        report(name, mainThreadTasks(Array.isArray(trace) ? trace : trace.traceEvents));
+      },
+    });
+  }
+} finally {
+  await standin.stop();
+  await output.stop();
+}
