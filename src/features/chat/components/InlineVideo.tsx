@@ -79,7 +79,7 @@ export function InlineVideo({ messageKey, msgId, partIndex, url }: InlineVideoPr
       src={url}
       controls
       playsInline
-      preload="auto"
+      preload="metadata"
       controlsList="nodownload noremoteplayback"
       disablePictureInPicture
       aria-label={intl.formatMessage(chatMessages.video)}
