@@ -15,7 +15,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, ROOT } from '../_setup.mjs';
 import { installProbe, readProbe, readVideo } from './probe.mjs';
 import { browserPid, watchBrowser } from './procs.mjs';
 
-/** Where bench/call-cost.mjs builds the app (the floor in its call-cost-floor/), and its test microphone: bench/call-cost/variants.mjs uses them too. */
+/** Where bench/call-cost.mjs builds the app (the floor in its call-cost-floor/), and its test microphone: the tools beside it use them too (tools.mjs). */
 export const BUILD_DIR = join(ROOT, '.cache', 'bench-dist-call-cost');
 export const MIC_FILE = join(ROOT, '.cache', 'call-cost', 'microphone.wav');
 /** A low-end phone: a 390×844 CSS-pixel screen at 2 device pixels per CSS pixel (720–780 physical pixels wide). */

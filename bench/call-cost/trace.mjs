@@ -16,23 +16,15 @@
  *   env: BENCH_TRACE_S (20): the traced window; BENCH_TRACE_RATE (1): CPU throttling (4 to look
  *        for long tasks); BENCH_TRACE_WARMUP_S (10)
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tsImport } from 'tsx/esm/api';
 import { sourceLocator } from '../_cpu-profile.mjs';
-import { startStandin } from '../_setup.mjs';
-import { BUILD_DIR, MIC_FILE, PHONE_VIEWPORT, runCall } from './session.mjs';
-
-const { startAudioOutput } = await tsImport('../../tests/support/audioOutput.ts', import.meta.url);
+import { BUILD_DIR, runCall } from './session.mjs';
+import { withBenchCalls } from './tools.mjs';
 
 const CLIENTS = new Set(['app', 'floor']);
 const names = process.argv.slice(2);
 if (names.length === 0 || names.some((name) => !CLIENTS.has(name))) {
   console.error('usage: node bench/call-cost/trace.mjs app|floor…');
-  process.exit(2);
-}
-if (!existsSync(join(BUILD_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
-  console.error('run node bench/call-cost.mjs (or its --quick) first: this uses its builds and its microphone');
   process.exit(2);
 }
 const TRACE_S = Number(process.env.BENCH_TRACE_S ?? 20);
@@ -134,15 +126,10 @@ function report(name, tasks) {
   }
 }
 
-const output = await startAudioOutput();
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: BUILD_DIR } });
-try {
+await withBenchCalls(async (call) => {
   for (const name of names) {
     await runCall({
-      base: standin.url,
-      micFile: MIC_FILE,
-      pulseServer: output.server,
-      viewport: PHONE_VIEWPORT,
+      ...call,
       warmupS: Number(process.env.BENCH_TRACE_WARMUP_S ?? 10),
       client: name,
       rate: RATE,
@@ -156,7 +143,4 @@ try {
       },
     });
   }
-} finally {
-  await standin.stop();
-  await output.stop();
-}
+});

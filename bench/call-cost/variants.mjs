@@ -17,13 +17,8 @@
  */
 // layStyle runs in the browser.
 /* global document */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { tsImport } from 'tsx/esm/api';
-import { startStandin } from '../_setup.mjs';
-import { BUILD_DIR, MIC_FILE, PHONE_VIEWPORT, runCall } from './session.mjs';
-
-const { startAudioOutput } = await tsImport('../../tests/support/audioOutput.ts', import.meta.url);
+import { runCall } from './session.mjs';
+import { withBenchCalls } from './tools.mjs';
 
 /** A style laid over the app (once its call has started, unless FROM_THE_START); null: the app as built. */
 const VARIANTS = {
@@ -48,10 +43,6 @@ if (names.length === 0 || unknown.length > 0) {
   console.error(`usage: node bench/call-cost/variants.mjs VARIANT… (of ${Object.keys(VARIANTS).join(', ')})`);
   process.exit(2);
 }
-if (!existsSync(join(BUILD_DIR, 'index.html')) || !existsSync(MIC_FILE)) {
-  console.error('run node bench/call-cost.mjs (or its --quick) first: this uses its builds and its microphone');
-  process.exit(2);
-}
 
 /**
  * Adds `css` to the page: at once when `fromTheStart`, else once the call's Hang up button
@@ -68,16 +59,11 @@ function layStyle({ css, fromTheStart }) {
   }, fromTheStart ? 0 : 250);
 }
 
-const output = await startAudioOutput();
-const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: BUILD_DIR } });
-try {
+await withBenchCalls(async (call) => {
   for (const name of names) {
     const css = VARIANTS[name];
     await runCall({
-      base: standin.url,
-      micFile: MIC_FILE,
-      pulseServer: output.server,
-      viewport: PHONE_VIEWPORT,
+      ...call,
       warmupS: Number(process.env.BENCH_VARIANT_WARMUP_S ?? 10),
       client: name === 'floor' ? 'floor' : 'app',
       rate: 1,
@@ -93,7 +79,4 @@ try {
       },
     });
   }
-} finally {
-  await standin.stop();
-  await output.stop();
-}
+});
