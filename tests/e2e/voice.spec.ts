@@ -397,6 +397,20 @@ test.describe('hold to talk, a question', () => {
     await hold(page, async () => {
       await expect(page.getByText(text('en', 'voice.releaseToSend'))).toBeVisible();
       await snap(page, 'voice-hold-390x844');
+      // The level bars bounce, run by the browser (Web Animations on the compositor, not a
+      // timer): each holds one of its six heights, and a few steps later they have moved.
+      const heights = () =>
+        page.locator('.voice-status__bars i').evaluateAll((bars) =>
+          bars.map((bar) => {
+            const running = bar.getAnimations().filter((a) => a.playState === 'running');
+            return running.length === 1 ? Number(new DOMMatrix(getComputedStyle(bar).transform).d.toFixed(2)) : null;
+          }),
+        );
+      const before = await heights();
+      await page.waitForTimeout(450);
+      const after = await heights();
+      for (const h of [...before, ...after]) expect([0.3, 0.53, 0.77, 1]).toContain(h);
+      expect(after).not.toEqual(before);
       // Released once the speech service has recognized the question.
       await expect.poll(async () => recognizedPhrases(await events(request)).map((p) => p.text).join(' '), { timeout: 30_000 }).toMatch(Q1);
     });

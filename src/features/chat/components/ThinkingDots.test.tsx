@@ -1,54 +1,56 @@
-import { act, screen } from '@testing-library/react';
-import { Profiler } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../../test/render.tsx';
-import { DOT_STEP_MS, ThinkingDots } from './ThinkingDots.tsx';
+import { DOT_STEP_MS, DOTS_LOOP, STILL_DOTS_LOOP, ThinkingDots } from './ThinkingDots.tsx';
 
-/** Which of the three dots is up (ChatLog.css raises the dot its container's data-step names). */
-const upDot = () => {
-  const dots = screen.getByRole('img', { name: 'Thinking' });
-  expect(dots.querySelectorAll('.thinking__dot')).toHaveLength(3);
-  return Number(dots.getAttribute('data-step'));
-};
+/** Element.animate, which jsdom lacks: each call recorded with its element, and its animation's cancel. */
+function stubAnimate() {
+  const calls: { element: Element; keyframes: Keyframe[]; options: KeyframeAnimationOptions; cancel: ReturnType<typeof vi.fn> }[] = [];
+  HTMLElement.prototype.animate = function animate(this: Element, keyframes, options) {
+    const cancel = vi.fn();
+    calls.push({ element: this, keyframes: keyframes as Keyframe[], options: options as KeyframeAnimationOptions, cancel });
+    return { cancel } as unknown as Animation;
+  };
+  return calls;
+}
 
 describe('ThinkingDots', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
   afterEach(() => {
-    vi.useRealTimers();
     vi.unstubAllGlobals();
+    delete (HTMLElement.prototype as Partial<HTMLElement>).animate;
   });
 
-  it('puts one dot up at a time, in turn, on a slow timer that goes with the dots', () => {
-    let renders = 0;
-    const { unmount } = renderWithProviders(
-      <Profiler id="dots" onRender={() => (renders += 1)}>
-        <ThinkingDots />
-      </Profiler>,
-    );
-    const rendersAtFirst = renders;
-    const seen = [upDot()];
-    for (let i = 0; i < 4; i += 1) {
-      act(() => vi.advanceTimersByTime(DOT_STEP_MS));
-      seen.push(upDot());
+  it('puts one dot up at a time, in turn, in a loop the browser runs, which ends with the dots', () => {
+    const calls = stubAnimate();
+    const { unmount } = renderWithProviders(<ThinkingDots />);
+    const dots = [...screen.getByRole('img', { name: 'Thinking' }).querySelectorAll('.thinking__dot')];
+    expect(dots).toHaveLength(3);
+    expect(calls.map((c) => c.element)).toEqual(dots);
+    // Up for the first third of the loop, then down, held (step-end), not tweened.
+    expect(DOTS_LOOP.keyframes).toEqual([
+      { opacity: 1, transform: 'translateY(-4px)', easing: 'step-end' },
+      { opacity: 0.3, transform: 'translateY(0)', offset: 1 / 3, easing: 'step-end' },
+      { opacity: 0.3, transform: 'translateY(0)', offset: 1 },
+    ]);
+    // Dot 1 is up at the loop's start, dot 2 one step later, dot 3 two steps later.
+    for (const { keyframes, options } of calls) {
+      expect(keyframes).toBe(DOTS_LOOP.keyframes);
+      expect(options).toMatchObject({ duration: 3 * DOT_STEP_MS, iterations: Infinity });
     }
-    expect(seen).toEqual([0, 1, 2, 0, 1]);
-    // Stepped in place: no render for a step.
-    expect(renders).toBe(rendersAtFirst);
-    // Nothing in between: one step per DOT_STEP_MS, not a frame-by-frame animation.
-    act(() => vi.advanceTimersByTime(DOT_STEP_MS - 1));
-    expect(upDot()).toBe(1);
+    expect(calls.map((c) => c.options.delay)).toEqual([-0, -2 * DOT_STEP_MS, -DOT_STEP_MS]);
     unmount();
-    expect(vi.getTimerCount()).toBe(0);
+    expect(calls.every((c) => c.cancel.mock.calls.length === 1)).toBe(true);
   });
 
-  it('steps half as fast for a visitor who asks for reduced motion', () => {
+  it('stay in place and take turns half as fast, by opacity alone, for a visitor who asks for reduced motion', () => {
+    const calls = stubAnimate();
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: query === '(prefers-reduced-motion: reduce)' }));
     renderWithProviders(<ThinkingDots />);
-    act(() => vi.advanceTimersByTime(DOT_STEP_MS));
-    expect(upDot()).toBe(0);
-    act(() => vi.advanceTimersByTime(DOT_STEP_MS));
-    expect(upDot()).toBe(1);
+    expect(calls).toHaveLength(3);
+    for (const { keyframes, options } of calls) {
+      expect(keyframes).toBe(STILL_DOTS_LOOP.keyframes);
+      expect(options.duration).toBe(6 * DOT_STEP_MS);
+    }
+    expect(STILL_DOTS_LOOP.keyframes.some((k) => 'transform' in k)).toBe(false);
   });
 });

@@ -3,7 +3,18 @@ import { Profiler } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { initialVoiceState, vadSpeechEnded, vadSpeechStarted } from '../voiceSlice.ts';
-import { BAR_LEVELS, BAR_STEP_MS, VoiceStatus } from './VoiceStatus.tsx';
+import { BAR_LEVELS, BAR_LOOP, BAR_STEP_MS, VoiceStatus } from './VoiceStatus.tsx';
+
+/** Element.animate, which jsdom lacks: each call recorded with its element, and its animation's cancel. */
+function stubAnimate() {
+  const calls: { element: Element; keyframes: Keyframe[]; options: KeyframeAnimationOptions; cancel: ReturnType<typeof vi.fn> }[] = [];
+  HTMLElement.prototype.animate = function animate(this: Element, keyframes, options) {
+    const cancel = vi.fn();
+    calls.push({ element: this, keyframes: keyframes as Keyframe[], options: options as KeyframeAnimationOptions, cancel });
+    return { cancel } as unknown as Animation;
+  };
+  return calls;
+}
 
 function renderStatus() {
   const renders = { count: 0 };
@@ -13,7 +24,7 @@ function renderStatus() {
     </Profiler>,
     { preloadedState: { voice: { ...initialVoiceState, call: 'active' } } },
   );
-  const bars = () => [...rendered.container.querySelectorAll<HTMLElement>('.voice-status__bars i')].map((bar) => bar.style.transform);
+  const bars = [...rendered.container.querySelectorAll<HTMLElement>('.voice-status__bars i')];
   return { ...rendered, bars, renders };
 }
 
@@ -24,39 +35,52 @@ describe('VoiceStatus level bars', () => {
   afterEach(() => {
     vi.useRealTimers();
     vi.unstubAllGlobals();
+    delete (HTMLElement.prototype as Partial<HTMLElement>).animate;
   });
 
-  it('move in steps while the visitor is heard, each bar on its own phase, and stop with no timer left when they are not', () => {
+  it('bounce in steps while the visitor is heard, each bar on its own phase, run by the browser, and stop when they are not', () => {
+    const calls = stubAnimate();
     const { store, bars, renders } = renderStatus();
-    expect(bars()).toEqual(['', '', '', '']);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(bars).toHaveLength(4);
+    expect(calls).toHaveLength(0);
 
     act(() => void store.dispatch(vadSpeechStarted()));
     const rendersWhenHeard = renders.count;
-    const seen = [bars()];
-    for (let i = 0; i < BAR_LEVELS.length; i += 1) {
-      act(() => vi.advanceTimersByTime(BAR_STEP_MS));
-      seen.push(bars());
+    expect(calls.map((c) => c.element)).toEqual(bars);
+    for (const { keyframes, options } of calls) {
+      expect(keyframes).toBe(BAR_LOOP.keyframes);
+      expect(options).toMatchObject({ duration: BAR_LEVELS.length * BAR_STEP_MS, iterations: Infinity });
     }
-    expect(seen[0]).toEqual(['scaleY(0.3)', 'scaleY(0.53)', 'scaleY(1)', 'scaleY(0.53)']);
-    expect(seen[1]).toEqual(['scaleY(0.53)', 'scaleY(0.3)', 'scaleY(0.77)', 'scaleY(0.77)']);
-    // Stepped in place: no render for a step.
+    // A bounce up and down and back where it started, each picture held (step-end), not tweened.
+    expect(BAR_LOOP.keyframes.map((k) => k.transform)).toEqual(['scaleY(0.3)', 'scaleY(0.53)', 'scaleY(0.77)', 'scaleY(1)', 'scaleY(0.77)', 'scaleY(0.53)', 'scaleY(0.3)']);
+    expect(BAR_LOOP.keyframes.every((k) => k.easing === 'step-end')).toBe(true);
+    // Each bar starts elsewhere in the bounce, and no two alike.
+    const delays = calls.map((c) => c.options.delay);
+    expect(delays).toEqual([-0, -5 * BAR_STEP_MS, -3 * BAR_STEP_MS, -1 * BAR_STEP_MS]);
+    // No timer and no render for a step.
+    expect(vi.getTimerCount()).toBe(0);
+    act(() => vi.advanceTimersByTime(10 * BAR_STEP_MS));
     expect(renders.count).toBe(rendersWhenHeard);
-    // A whole bounce later, back where they started; every step in between was a new picture.
-    expect(seen[BAR_LEVELS.length]).toEqual(seen[0]);
-    expect(new Set(seen.slice(0, -1).map(String)).size).toBe(BAR_LEVELS.length);
 
     act(() => void store.dispatch(vadSpeechEnded()));
-    expect(bars()).toEqual(['', '', '', '']);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(calls.every((c) => c.cancel.mock.calls.length === 1)).toBe(true);
+    expect(calls).toHaveLength(4);
   });
 
   it('stand still for a visitor who asks for reduced motion', () => {
+    const calls = stubAnimate();
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: query === '(prefers-reduced-motion: reduce)' }));
-    const { store, bars } = renderStatus();
+    const { store, container } = renderStatus();
     act(() => void store.dispatch(vadSpeechStarted()));
-    act(() => vi.advanceTimersByTime(3 * BAR_STEP_MS));
-    expect(bars()).toEqual(['', '', '', '']);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(calls).toHaveLength(0);
+    expect(container.querySelector('.voice-status--active')).not.toBeNull();
+  });
+
+  it('stand still, and break nothing, where the browser has no Element.animate', () => {
+    const { store, container } = renderStatus();
+    expect(() => act(() => void store.dispatch(vadSpeechStarted()))).not.toThrow();
+    expect(container.querySelector('.voice-status--active')).not.toBeNull();
+    act(() => void store.dispatch(vadSpeechEnded()));
+    expect(container.querySelector('.voice-status--active')).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { useRef } from 'react';
 import type { MessageDescriptor } from 'react-intl';
 import { useIntl } from 'react-intl';
 import { useAppSelector } from '../../../app/hooks.ts';
-import { prefersReducedMotion, useStep } from '../../../app/useStep.ts';
+import { prefersReducedMotion, useLoop, type Loop } from '../../../app/useLoop.ts';
 import { voiceMessages } from '../messages.ts';
 import { selectHearing, selectHypothesis, selectVoiceStatus, type VoiceStatus as Status } from '../voiceSlice.ts';
 import './VoiceStatus.css';
@@ -20,18 +20,14 @@ const STATUS_TEXT: Record<Status, MessageDescriptor> = {
 export const BAR_LEVELS = [0.3, 0.53, 0.77, 1, 0.77, 0.53];
 /** Where in BAR_LEVELS each of the four bars starts, so they do not move together. */
 const BAR_PHASES = [0, 5, 3, 1];
-/** One step of the bars: a bounce every 0.9 s, as the CSS animation they replace. */
+/** One step of the bars: a bounce every 0.9 s. */
 export const BAR_STEP_MS = 150;
 
-/** Sets each bar's height for `step`; at rest (clearLevels) the stylesheet's heights apply. */
-const showLevels = (bars: HTMLElement, step: number) => {
-  BAR_PHASES.forEach((phase, i) => {
-    const bar = bars.children[i];
-    if (bar instanceof HTMLElement) bar.style.transform = `scaleY(${BAR_LEVELS[(step + phase) % BAR_LEVELS.length]})`;
-  });
-};
-const clearLevels = (bars: HTMLElement) => {
-  for (const bar of bars.children) if (bar instanceof HTMLElement) bar.style.transform = '';
+/** The bars' bounce while the visitor is heard; at rest the stylesheet's heights apply. */
+export const BAR_LOOP: Loop = {
+  keyframes: [...BAR_LEVELS, BAR_LEVELS[0]].map((level) => ({ transform: `scaleY(${level})`, easing: 'step-end' })),
+  periodMs: BAR_LEVELS.length * BAR_STEP_MS,
+  phasesMs: BAR_PHASES.map((phase) => phase * BAR_STEP_MS),
 };
 
 /** The newest words matter: a long hypothesis shows its end. */
@@ -43,9 +39,9 @@ function lastWords(words: string): string {
 /**
  * The voice state (listening, speaking, thinking, muted, recording) with a small level
  * animation, and the words recognized so far. Only the state is a live region: the
- * words change several times a second and would drown a screen reader. The bars move in
- * steps (useStep), not by a CSS animation, which kept the compositor drawing 60 frames a
- * second over the video while the visitor spoke.
+ * words change several times a second and would drown a screen reader. The bars bounce in
+ * steps, run by the compositor (useLoop): no timer, no render and no drawing of the page for
+ * a step.
  */
 export function VoiceStatus() {
   const intl = useIntl();
@@ -53,9 +49,8 @@ export function VoiceStatus() {
   const hearing = useAppSelector(selectHearing);
   const words = useAppSelector(selectHypothesis);
   const active = status === 'recording' || (status === 'listening' && hearing);
-  const moving = active && !prefersReducedMotion();
   const barsRef = useRef<HTMLSpanElement>(null);
-  useStep(barsRef, BAR_LEVELS.length, BAR_STEP_MS, moving, showLevels, clearLevels);
+  useLoop(barsRef, BAR_LOOP, active && !prefersReducedMotion());
   return (
     <div className={`voice-status voice-status--${status}${active ? ' voice-status--active' : ''}`}>
       <span ref={barsRef} className="voice-status__bars" aria-hidden="true">
