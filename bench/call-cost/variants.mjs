@@ -27,6 +27,8 @@ const VARIANTS = {
   // The parts over the video.
   'no-log': '.live__log-slot { display: none !important; }',
   'no-chrome': '.live__top, .live__bottom { display: none !important; }',
+  // Nothing over the video: what the app's main thread costs with no page to draw.
+  'no-ui': '.live__log-slot, .live__top, .live__bottom { display: none !important; }',
   'no-scrims': '.live__top, .live__bottom { background: none !important; }',
   'no-shadows': '.chat * { box-shadow: none !important; text-shadow: none !important; }',
   'no-animations': '* { animation: none !important; transition: none !important; }',
