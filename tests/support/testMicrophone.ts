@@ -128,7 +128,9 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
       delay.delayTime.value = play.echo.delayMs / 1000;
       const gain = context.createGain();
       const level = 10 ** (play.echo.gainDb / 20);
-      gain.gain.value = level;
+      const element = document.querySelector<HTMLAudioElement>('.avatar-video audio')!;
+      const loudness = () => (element.muted || element.paused ? 0 : level * element.volume);
+      gain.gain.value = loudness();
       delay.connect(gain).connect(destination);
       // The loudspeaker is the avatar's <audio> element: what it plays is what echoes, so a
       // media reconnect's new stream echoes as the old one did, a lowered volume (the echo
@@ -146,11 +148,31 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
         state.echoSources += 1;
       };
       follow(avatar);
-      const element = document.querySelector<HTMLAudioElement>('.avatar-video audio')!;
+      const speak = () => {
+        if (context.state === 'closed') return;
+        follow(element.srcObject);
+        gain.gain.setTargetAtTime(loudness(), context.currentTime, 0.005);
+      };
+      // A loudspeaker goes quiet the moment the page mutes or lowers it: the echo follows
+      // in the same task, not at the next poll, which a loaded main thread runs late (and
+      // meanwhile the echo would go on under the visitor's first words, which the real one
+      // does not). The poll still catches a new stream.
+      for (const name of ['muted', 'volume'] as const) {
+        const own = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, name)!;
+        Object.defineProperty(element, name, {
+          configurable: true,
+          get: () => own.get!.call(element) as unknown,
+          set: (value: unknown) => {
+            own.set!.call(element, value);
+            speak();
+          },
+        });
+      }
+      element.addEventListener('pause', speak);
+      element.addEventListener('play', speak);
       const speaker = setInterval(() => {
         if (context.state === 'closed') return clearInterval(speaker);
-        follow(element.srcObject);
-        gain.gain.setTargetAtTime(element.muted || element.paused ? 0 : level * element.volume, context.currentTime, 0.005);
+        speak();
       }, 10);
     } else if (play.echo) {
       throw new DOMException('the test microphone has no avatar audio to echo', 'NotFoundError');
