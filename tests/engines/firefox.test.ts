@@ -36,6 +36,7 @@ import {
   wakeLockCounts,
 } from './support/page.ts';
 import { screenshot } from './support/screenshot.ts';
+import { saveSessionLog, voiceLines } from './support/sessionLog.ts';
 import { LONG_REPLY } from '../support/longReply.ts';
 
 const origin = inject('standinUrl');
@@ -64,7 +65,13 @@ beforeEach(async () => {
 });
 
 afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') await screenshot(page, `firefox-failed-${context.task.name.slice(0, 40)}`).catch(() => undefined);
+  if (context.task.result?.state === 'fail') {
+    const name = `firefox-failed-${context.task.name.slice(0, 40)}`;
+    await screenshot(page, name).catch(() => undefined);
+    // The session log goes last: its pagehide ends what the page was doing.
+    const log = await saveSessionLog(page, name).catch(() => null);
+    if (log) console.log(`the voice in the app's session log (${name}.session-log.json has all of it):\n${voiceLines(log).join('\n')}`);
+  }
   await clearFaults(request);
   const deviceId = await page.evaluate(() => window.localStorage.getItem('login-deviceId')).catch(() => null);
   await page.close().catch(() => undefined);
