@@ -398,7 +398,7 @@ test.describe('hold to talk, a question', () => {
       await expect(page.getByText(text('en', 'voice.releaseToSend'))).toBeVisible();
       await snap(page, 'voice-hold-390x844');
       // The level bars bounce, run by the browser (Web Animations on the compositor, not a
-      // timer): each holds one of its six heights, and a few steps later they have moved.
+      // timer): each holds one of its four heights, and over a bounce they move.
       const heights = () =>
         page.locator('.voice-status__bars i').evaluateAll((bars) =>
           bars.map((bar) => {
@@ -406,11 +406,14 @@ test.describe('hold to talk, a question', () => {
             return running.length === 1 ? Number(new DOMMatrix(getComputedStyle(bar).transform).d.toFixed(2)) : null;
           }),
         );
-      const before = await heights();
-      await page.waitForTimeout(450);
-      const after = await heights();
-      for (const h of [...before, ...after]) expect([0.3, 0.53, 0.77, 1]).toContain(h);
-      expect(after).not.toEqual(before);
+      const seen = [await heights()];
+      for (let i = 0; i < 4; i += 1) {
+        await page.waitForTimeout(170);
+        seen.push(await heights());
+      }
+      for (const h of seen.flat()) expect([0.3, 0.53, 0.77, 1]).toContain(h);
+      // The bounce repeats every 900 ms: five looks 170 ms apart cannot all fall on one step.
+      expect(new Set(seen.map(String)).size).toBeGreaterThan(1);
       // Released once the speech service has recognized the question.
       await expect.poll(async () => recognizedPhrases(await events(request)).map((p) => p.text).join(' '), { timeout: 30_000 }).toMatch(Q1);
     });

@@ -1,23 +1,14 @@
 import { screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { restoreAnimate, stubAnimate } from '../../../test/animate.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { DOT_STEP_MS, DOTS_LOOP, STILL_DOTS_LOOP, ThinkingDots } from './ThinkingDots.tsx';
 
-/** Element.animate, which jsdom lacks: each call recorded with its element, and its animation's cancel. */
-function stubAnimate() {
-  const calls: { element: Element; keyframes: Keyframe[]; options: KeyframeAnimationOptions; cancel: ReturnType<typeof vi.fn> }[] = [];
-  HTMLElement.prototype.animate = function animate(this: Element, keyframes, options) {
-    const cancel = vi.fn();
-    calls.push({ element: this, keyframes: keyframes as Keyframe[], options: options as KeyframeAnimationOptions, cancel });
-    return { cancel } as unknown as Animation;
-  };
-  return calls;
-}
 
 describe('ThinkingDots', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
-    delete (HTMLElement.prototype as Partial<HTMLElement>).animate;
+    restoreAnimate();
   });
 
   it('puts one dot up at a time, in turn, in a loop the browser runs, which ends with the dots', () => {
@@ -25,7 +16,9 @@ describe('ThinkingDots', () => {
     const { unmount } = renderWithProviders(<ThinkingDots />);
     const dots = [...screen.getByRole('img', { name: 'Thinking' }).querySelectorAll('.thinking__dot')];
     expect(dots).toHaveLength(3);
-    expect(calls.map((c) => c.element)).toEqual(dots);
+    // Each dot its own animation, in order (toBe: the dots are alike, so only identity tells them apart).
+    expect(calls).toHaveLength(3);
+    calls.forEach((c, i) => expect(c.element).toBe(dots[i]));
     // Up for the first third of the loop, then down, held (step-end), not tweened.
     expect(DOTS_LOOP.keyframes).toEqual([
       { opacity: 1, transform: 'translateY(-4px)', easing: 'step-end' },

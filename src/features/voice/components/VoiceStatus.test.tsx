@@ -1,20 +1,11 @@
 import { act } from '@testing-library/react';
 import { Profiler } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { restoreAnimate, stubAnimate } from '../../../test/animate.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { initialVoiceState, vadSpeechEnded, vadSpeechStarted } from '../voiceSlice.ts';
 import { BAR_LEVELS, BAR_LOOP, BAR_STEP_MS, VoiceStatus } from './VoiceStatus.tsx';
 
-/** Element.animate, which jsdom lacks: each call recorded with its element, and its animation's cancel. */
-function stubAnimate() {
-  const calls: { element: Element; keyframes: Keyframe[]; options: KeyframeAnimationOptions; cancel: ReturnType<typeof vi.fn> }[] = [];
-  HTMLElement.prototype.animate = function animate(this: Element, keyframes, options) {
-    const cancel = vi.fn();
-    calls.push({ element: this, keyframes: keyframes as Keyframe[], options: options as KeyframeAnimationOptions, cancel });
-    return { cancel } as unknown as Animation;
-  };
-  return calls;
-}
 
 function renderStatus() {
   const renders = { count: 0 };
@@ -35,7 +26,7 @@ describe('VoiceStatus level bars', () => {
   afterEach(() => {
     vi.useRealTimers();
     vi.unstubAllGlobals();
-    delete (HTMLElement.prototype as Partial<HTMLElement>).animate;
+    restoreAnimate();
   });
 
   it('bounce in steps while the visitor is heard, each bar on its own phase, run by the browser, and stop when they are not', () => {
@@ -46,7 +37,9 @@ describe('VoiceStatus level bars', () => {
 
     act(() => void store.dispatch(vadSpeechStarted()));
     const rendersWhenHeard = renders.count;
-    expect(calls.map((c) => c.element)).toEqual(bars);
+    // Each bar its own animation, in order (toBe: the bars are alike, so only identity tells them apart).
+    expect(calls).toHaveLength(4);
+    calls.forEach((c, i) => expect(c.element).toBe(bars[i]));
     for (const { keyframes, options } of calls) {
       expect(keyframes).toBe(BAR_LOOP.keyframes);
       expect(options).toMatchObject({ duration: BAR_LEVELS.length * BAR_STEP_MS, iterations: Infinity });
@@ -57,9 +50,8 @@ describe('VoiceStatus level bars', () => {
     // Each bar starts elsewhere in the bounce, and no two alike.
     const delays = calls.map((c) => c.options.delay);
     expect(delays).toEqual([-0, -5 * BAR_STEP_MS, -3 * BAR_STEP_MS, -1 * BAR_STEP_MS]);
-    // No timer and no render for a step.
+    // No timer steps them, and nothing renders while they run.
     expect(vi.getTimerCount()).toBe(0);
-    act(() => vi.advanceTimersByTime(10 * BAR_STEP_MS));
     expect(renders.count).toBe(rendersWhenHeard);
 
     act(() => void store.dispatch(vadSpeechEnded()));
