@@ -68,9 +68,9 @@ afterEach(async (context) => {
   if (context.task.result?.state === 'fail') {
     const name = `firefox-failed-${context.task.name.slice(0, 40)}`;
     await screenshot(page, name).catch(() => undefined);
-    // The session log goes last: its pagehide ends what the page was doing.
-    const log = await saveSessionLog(page, name).catch(() => null);
-    if (log) console.log(`the voice in the app's session log (${name}.session-log.json has all of it):\n${voiceLines(log).join('\n')}`);
+    // After the screenshot: the log's pagehide makes the recorder write its last entries.
+    const saved = await saveSessionLog(page, name).catch(() => null);
+    if (saved) console.log(`the voice in the app's session log (all of it: ${saved.path}):\n${voiceLines(saved.log).join('\n')}`);
   }
   await clearFaults(request);
   const deviceId = await page.evaluate(() => window.localStorage.getItem('login-deviceId')).catch(() => null);

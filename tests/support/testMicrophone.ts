@@ -108,6 +108,35 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
   // Its files, for a harness page that plays them itself (tests/engines/harness).
   Object.defineProperty(window, '__testMicrophoneFiles', { value: args.files, enumerable: false });
 
+  /**
+   * What hears the avatar's <audio> change, called in the same task as the change: its
+   * `muted` and `volume` setters are wrapped, and its play and pause events listened to,
+   * once per element.
+   */
+  const followers = new WeakMap<HTMLMediaElement, Set<() => void>>();
+  const speakerListeners = (element: HTMLMediaElement): Set<() => void> => {
+    let set = followers.get(element);
+    if (set) return set;
+    const listeners = new Set<() => void>();
+    set = listeners;
+    followers.set(element, listeners);
+    const tell = () => listeners.forEach((listener) => listener());
+    for (const name of ['muted', 'volume'] as const) {
+      const own = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, name)!;
+      Object.defineProperty(element, name, {
+        configurable: true,
+        get: () => own.get!.call(element) as unknown,
+        set: (value: unknown) => {
+          own.set!.call(element, value);
+          tell();
+        },
+      });
+    }
+    element.addEventListener('pause', tell);
+    element.addEventListener('play', tell);
+    return listeners;
+  };
+
   devices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
     if (!constraints?.audio) return original(constraints);
     const context = new NativeContext();
@@ -156,22 +185,15 @@ export function installTestMicrophone(args: TestMicrophoneArgs): void {
       // A loudspeaker goes quiet the moment the page mutes or lowers it: the echo follows
       // in the same task, not at the next poll, which a loaded main thread runs late (and
       // meanwhile the echo would go on under the visitor's first words, which the real one
-      // does not). The poll still catches a new stream.
-      for (const name of ['muted', 'volume'] as const) {
-        const own = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, name)!;
-        Object.defineProperty(element, name, {
-          configurable: true,
-          get: () => own.get!.call(element) as unknown,
-          set: (value: unknown) => {
-            own.set!.call(element, value);
-            speak();
-          },
-        });
-      }
-      element.addEventListener('pause', speak);
-      element.addEventListener('play', speak);
+      // does not). The element outlives calls, so its setters are wrapped once, and each
+      // open microphone listens while it is open. The poll still catches a new stream.
+      const listeners = speakerListeners(element);
+      listeners.add(speak);
       const speaker = setInterval(() => {
-        if (context.state === 'closed') return clearInterval(speaker);
+        if (context.state === 'closed') {
+          listeners.delete(speak);
+          return clearInterval(speaker);
+        }
         speak();
       }, 10);
     } else if (play.echo) {

@@ -1,6 +1,6 @@
 /**
- * Screenshots from the engine lanes, beside the Chromium suite's (tests/artifacts/), for
- * a person to look at; no test compares them.
+ * What the engine lanes leave for a person to look at, beside the Chromium suite's
+ * (tests/artifacts/): screenshots, which no test compares, and a failed test's session log.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,12 @@ import type { Page } from 'puppeteer-core';
 
 const DIR = fileURLToPath(new URL('../../artifacts/', import.meta.url));
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Where an artifact called `name` (any characters) with the ending `ending` goes; the folder is made. */
+export function artifactPath(name: string, ending: string): string {
   mkdirSync(DIR, { recursive: true });
-  await page.screenshot({ path: `${DIR}${name.replace(/[^\w.-]+/g, '-')}.png` });
+  return `${DIR}${name.replace(/[^\w.-]+/g, '-')}${ending}`;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: artifactPath(name, '.png') });
 }

@@ -4,11 +4,9 @@
  * app saw and did, for a person to read. The recorder writes the log to sessionStorage on a
  * timer and at `pagehide`; a synthetic `pagehide` makes it write its last entries first.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import type { Page } from 'puppeteer-core';
-
-const DIR = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+import { artifactPath } from './screenshot.ts';
 
 /** How many of the log's last voice entries a failure prints. */
 const VOICE_LINES = 80;
@@ -37,16 +35,16 @@ export function voiceLines(stored: string): string[] {
 }
 
 /**
- * Saves the page's session log as NAME.session-log.json and returns it as stored; null when
- * the page had none (not the app, or gone).
+ * Saves the page's session log as NAME.session-log.json in tests/artifacts/; returns the log
+ * as stored and the file's path, or null when the page had none (not the app, or gone).
  */
-export async function saveSessionLog(page: Page, name: string): Promise<string | null> {
+export async function saveSessionLog(page: Page, name: string): Promise<{ log: string; path: string } | null> {
   const log = await page.evaluate(() => {
     window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }));
     return window.sessionStorage.getItem('sessionLog');
   });
   if (!log) return null;
-  mkdirSync(DIR, { recursive: true });
-  writeFileSync(`${DIR}${name.replace(/[^\w.-]+/g, '-')}.session-log.json`, log);
-  return log;
+  const path = artifactPath(name, '.session-log.json');
+  writeFileSync(path, log);
+  return { log, path };
 }
