@@ -76,7 +76,7 @@ function mainThreadTasks(traceEvents) {
   for (const e of events) {
     if (current && e.ts >= current.end) current = null;
     if (!current && e.name === 'ThreadControllerImpl::RunTask') {
-      current = { ts: e.ts, end: e.ts + e.dur, wallMs: e.dur / 1000, ms: cpuMs(e), source: e.args?.src_func ?? '?', frame: false, scripts: new Map() };
+      current = { ts: e.ts, end: e.ts + e.dur, wallMs: e.dur / 1000, ms: cpuMs(e), threadTime: e.tdur !== undefined, source: e.args?.src_func ?? '?', frame: false, scripts: new Map() };
       tasks.push(current);
       continue;
     }
@@ -106,7 +106,9 @@ function report(name, tasks) {
     bySource.set(kind, entry);
   }
   const total = tasks.reduce((s, t) => s + t.ms, 0);
-  console.log(`\n${name} at ${RATE}×: ${(minutes * 60).toFixed(0)} s traced; main-thread tasks ${fmt(perMin(total))} ms/min of CPU (tracing included)`);
+  // Without thread times (a trace that did not record them) every figure is wall time.
+  const measure = tasks.some((t) => t.threadTime) ? 'of CPU' : 'of WALL time (the trace has no thread times)';
+  console.log(`\n${name} at ${RATE}×: ${(minutes * 60).toFixed(0)} s traced; main-thread tasks ${fmt(perMin(total))} ms/min ${measure} (tracing included)`);
   for (const [kind, { ms, n }] of [...bySource].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
     console.log(`  ${fmt(perMin(ms))} ms/min  ${String(Math.round(n / minutes)).padStart(5)}/min  ${kind}`);
   }
