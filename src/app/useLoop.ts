@@ -1,7 +1,7 @@
 import { useEffect, type RefObject } from 'react';
 
 /** Whether the visitor asked the system for less motion. */
-export const prefersReducedMotion = (): boolean =>
+const prefersReducedMotion = (): boolean =>
   typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /** A small looping animation over the avatar's video: what its children go through, and how. */
@@ -15,7 +15,10 @@ export interface Loop {
 
 /**
  * Runs `loop` on each child of `ref`'s element while `running` (and the component is mounted),
- * as Web Animations, and cancels them after, which leaves the stylesheet's picture.
+ * as Web Animations, and cancels them after, which leaves the stylesheet's picture. For a
+ * visitor who asked for less motion it runs `stillLoop` instead, or nothing when that is null;
+ * the question is asked when the loop starts, not at every render of a component that renders
+ * several times a second.
  *
  * Why Web Animations, and not a CSS animation or a timer: the browser's compositor runs an
  * animation of transform and opacity by itself, so the page is not drawn again for a step,
@@ -28,18 +31,19 @@ export interface Loop {
  *
  * Where Element.animate is missing (no supported phone; jsdom), the children stand still.
  */
-export function useLoop<E extends HTMLElement>(ref: RefObject<E | null>, loop: Loop | null, running: boolean): void {
+export function useLoop<E extends HTMLElement>(ref: RefObject<E | null>, loop: Loop, running: boolean, stillLoop: Loop | null): void {
   useEffect(() => {
     const element = ref.current;
-    if (!element || !running || !loop) return;
+    const chosen = prefersReducedMotion() ? stillLoop : loop;
+    if (!element || !running || !chosen) return;
     const animations = [...element.children].flatMap((child, i) =>
       typeof child.animate === 'function'
-        ? [child.animate(loop.keyframes, { duration: loop.periodMs, iterations: Infinity, delay: -(loop.phasesMs[i] ?? 0) })]
+        ? [child.animate(chosen.keyframes, { duration: chosen.periodMs, iterations: Infinity, delay: -(chosen.phasesMs[i] ?? 0) })]
         : [],
     );
     return () => {
       for (const animation of animations) animation.cancel();
     };
     // Callers pass module-level loops, so a render does not restart the animations.
-  }, [ref, loop, running]);
+  }, [ref, loop, running, stillLoop]);
 }

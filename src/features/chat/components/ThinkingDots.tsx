@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import { useIntl } from 'react-intl';
-import { prefersReducedMotion, useLoop, type Loop } from '../../../app/useLoop.ts';
+import { useLoop, type Loop } from '../../../app/useLoop.ts';
 import { chatMessages } from '../messages.ts';
 
 /** How long each dot stays up; with reduced motion, twice as long. */
@@ -31,7 +31,7 @@ export const STILL_DOTS_LOOP = dotsLoop(2 * DOT_STEP_MS, { opacity: 1 }, { opaci
 export function ThinkingDots() {
   const intl = useIntl();
   const ref = useRef<HTMLSpanElement>(null);
-  useLoop(ref, prefersReducedMotion() ? STILL_DOTS_LOOP : DOTS_LOOP, true);
+  useLoop(ref, DOTS_LOOP, true, STILL_DOTS_LOOP);
   return (
     <span ref={ref} className="thinking" role="img" aria-label={intl.formatMessage(chatMessages.thinking)}>
       <span className="thinking__dot" />

@@ -2,7 +2,7 @@ import { useRef } from 'react';
 import type { MessageDescriptor } from 'react-intl';
 import { useIntl } from 'react-intl';
 import { useAppSelector } from '../../../app/hooks.ts';
-import { prefersReducedMotion, useLoop, type Loop } from '../../../app/useLoop.ts';
+import { useLoop, type Loop } from '../../../app/useLoop.ts';
 import { voiceMessages } from '../messages.ts';
 import { selectHearing, selectHypothesis, selectVoiceStatus, type VoiceStatus as Status } from '../voiceSlice.ts';
 import './VoiceStatus.css';
@@ -50,7 +50,8 @@ export function VoiceStatus() {
   const words = useAppSelector(selectHypothesis);
   const active = status === 'recording' || (status === 'listening' && hearing);
   const barsRef = useRef<HTMLSpanElement>(null);
-  useLoop(barsRef, BAR_LOOP, active && !prefersReducedMotion());
+  // With less motion the bars stand still, at the raised height VoiceStatus.css gives them.
+  useLoop(barsRef, BAR_LOOP, active, null);
   return (
     <div className={`voice-status voice-status--${status}${active ? ' voice-status--active' : ''}`}>
       <span ref={barsRef} className="voice-status__bars" aria-hidden="true">
