@@ -36,6 +36,9 @@ const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtoo
 /** Trace events that run script, and where. */
 const SCRIPT_EVENTS = new Set(['FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'EvaluateScript']);
 
+/** A main frame's phases (they do not nest in one another): where a frame's time goes. */
+const FRAME_PHASES = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'HitTest', 'ScrollLayer']);
+
 const locators = [
   ['/call-cost-floor/', sourceLocator(join(BUILD_DIR, 'call-cost-floor', 'assets'))],
   ['/25d/assets/', sourceLocator(join(BUILD_DIR, 'assets'))],
@@ -76,12 +79,13 @@ function mainThreadTasks(traceEvents) {
   for (const e of events) {
     if (current && e.ts >= current.end) current = null;
     if (!current && e.name === 'ThreadControllerImpl::RunTask') {
-      current = { ts: e.ts, end: e.ts + e.dur, wallMs: e.dur / 1000, ms: cpuMs(e), threadTime: e.tdur !== undefined, source: e.args?.src_func ?? '?', frame: false, scripts: new Map() };
+      current = { ts: e.ts, end: e.ts + e.dur, wallMs: e.dur / 1000, ms: cpuMs(e), threadTime: e.tdur !== undefined, source: e.args?.src_func ?? '?', frame: false, scripts: new Map(), phases: new Map() };
       tasks.push(current);
       continue;
     }
     if (!current) continue;
     if (e.name === 'ProxyMain::BeginMainFrame') current.frame = true;
+    if (FRAME_PHASES.has(e.name)) current.phases.set(e.name, (current.phases.get(e.name) ?? 0) + cpuMs(e));
     if (SCRIPT_EVENTS.has(e.name)) {
       const script = scriptOf(e);
       current.scripts.set(script, (current.scripts.get(script) ?? 0) + cpuMs(e));
@@ -143,6 +147,17 @@ function report(name, tasks) {
   console.log('  main frames, by the script that ran before them:');
   for (const [cause, { ms, n }] of [...causes].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
     console.log(`    ${fmt(perMin(ms))} ms/min  ${String(Math.round(n / minutes)).padStart(5)}/min  ${cause}`);
+  }
+  // The slowest main frames, phase by phase (and the script in them).
+  const frames = tasks.filter((t) => t.frame);
+  const phaseTotals = new Map();
+  for (const t of frames) for (const [phase, ms] of t.phases) phaseTotals.set(phase, (phaseTotals.get(phase) ?? 0) + ms);
+  console.log(`  main frames' phases: ${top(phaseTotals, 8).map(([p, ms]) => `${p} ${perMin(ms).toFixed(0)}`).join(', ')} (ms/min)`);
+  console.log('  the slowest main frames:');
+  for (const t of [...frames].sort((a, b) => b.ms - a.ms).slice(0, 6)) {
+    const phases = top(t.phases, 5).map(([p, ms]) => `${p} ${ms.toFixed(1)}`).join(', ');
+    const scripts = top(t.scripts, 2).map(([s, ms]) => `${s} ${ms.toFixed(1)}`).join(', ');
+    console.log(`    at ${((t.ts - tasks[0].ts) / 1e6).toFixed(1)} s, CPU ${t.ms.toFixed(1)} ms (wall ${t.wallMs.toFixed(0)}): ${phases}${scripts ? `; script: ${scripts}` : ''}`);
   }
   const long = tasks.filter((t) => t.wallMs > LONG_TASK_MS);
   console.log(`  tasks over ${LONG_TASK_MS} ms: ${long.length}`);
