@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 import { useIntl } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
 import { createLogger } from '../../../services/logger.ts';
@@ -9,6 +9,7 @@ import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
 import { failureOf, playOutcome, registerAvatarPlayer } from './avatarPlayback.ts';
+import { mutedInlineVideo } from './mutedVideo.ts';
 import './AvatarVideo.css';
 
 const log = createLogger('session-ui');
@@ -22,14 +23,35 @@ const log = createLogger('session-ui');
  * reported to the session saga, which decides about watchdogs and the tap-to-play alert;
  * a voice that cannot play for another reason than the autoplay rule leaves the picture
  * playing and says "Audio playback error" (playOutcome).
+ *
+ * The <video> is made outside React (mutedVideo.ts), and listens to canplay only.
  */
 export function AvatarVideo() {
   const intl = useIntl();
   const dispatch = useAppDispatch();
   const needsTap = useAppSelector(selectNeedsTapToPlay);
   const stream = useSyncExternalStore(remoteMedia.subscribe, remoteMedia.get);
-  const videoRef = useRef<HTMLVideoElement>(null);
+  const videoRef = useRef<HTMLVideoElement | null>(null);
+  const videoHostRef = useRef<HTMLDivElement>(null);
   const audioHostRef = useRef<HTMLSpanElement>(null);
+  const label = intl.formatMessage(sessionMessages.avatarVideo);
+
+  // Made before the effects below run, so the stream's effect finds it.
+  useLayoutEffect(() => {
+    const video = mutedInlineVideo('avatar-video__el');
+    video.disablePictureInPicture = true;
+    videoRef.current = video;
+    videoHostRef.current?.append(video);
+    return () => {
+      video.srcObject = null;
+      video.remove();
+      videoRef.current = null;
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    videoRef.current?.setAttribute('aria-label', label);
+  }, [label]);
 
   // The kept audio element sits in this component while it is mounted, and lets go of the
   // session's stream when it unmounts.
@@ -87,10 +109,16 @@ export function AvatarVideo() {
 
   useEffect(() => registerAvatarPlayer(() => play(true)), [play]);
 
-  function onCanPlay() {
-    dispatch(videoCanPlay());
-    play(false);
-  }
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video) return;
+    const onCanPlay = () => {
+      dispatch(videoCanPlay());
+      play(false);
+    };
+    video.addEventListener('canplay', onCanPlay);
+    return () => video.removeEventListener('canplay', onCanPlay);
+  }, [dispatch, play]);
 
   function onTap() {
     if (needsTap || videoRef.current?.paused || avatarAudioElement().paused) play(true);
@@ -98,17 +126,7 @@ export function AvatarVideo() {
 
   return (
     <div className="avatar-video" onClick={onTap}>
-      <video
-        ref={videoRef}
-        className="avatar-video__el"
-        aria-label={intl.formatMessage(sessionMessages.avatarVideo)}
-        muted
-        playsInline
-        disablePictureInPicture
-        webkit-playsinline="true"
-        x5-playsinline="true"
-        onCanPlay={onCanPlay}
-      />
+      <div ref={videoHostRef} className="avatar-video__host" />
       <span ref={audioHostRef} hidden />
       {needsTap && (
         <button type="button" className="btn btn--glass avatar-video__tap">

@@ -6,7 +6,7 @@
  * browser), and it is decoration, hidden from assistive technology.
  */
 import { screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AccountInfo } from '../../account/accountSlice.ts';
 import { demoAccountInfo, renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { sessionSlice } from '../sessionSlice.ts';
@@ -45,11 +45,23 @@ describe('the background behind the avatar', () => {
     expect(avatar.contains(img)).toBe(false);
   });
 
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('a .webm video URL (the gov account) is a muted, looping, inline video behind the avatar video', () => {
+    const listened = new Map<EventTarget, string[]>();
+    const addEventListener = HTMLElement.prototype.addEventListener;
+    vi.spyOn(HTMLVideoElement.prototype, 'addEventListener').mockImplementation(function (this: HTMLVideoElement, ...args: Parameters<HTMLElement['addEventListener']>) {
+      listened.set(this, [...(listened.get(this) ?? []), args[0]]);
+      addEventListener.apply(this, args);
+    });
     const url = 'http://127.0.0.1/assets-standin/backgrounds/showroom-loop.webm';
     const { container } = renderLive({ kind: 'video', url }, 'gov');
     const { background } = layers(container);
     const video = background.querySelector('video');
+    // Nothing listens to its media events: React would attach every one (timeupdate four times a second).
+    expect(listened.get(video!)).toBeUndefined();
     expect(video).not.toBeNull();
     expect(video).toHaveAttribute('src', url);
     expect(video?.muted).toBe(true);

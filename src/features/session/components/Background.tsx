@@ -1,5 +1,7 @@
+import { useEffect, useRef } from 'react';
 import { useAppSelector } from '../../../app/hooks.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
+import { mutedInlineVideo } from './mutedVideo.ts';
 import './Background.css';
 
 /**
@@ -9,11 +11,7 @@ import './Background.css';
 export function Background() {
   const background = useAppSelector(selectAccountInfo)?.background ?? null;
   if (background?.kind === 'video') {
-    return (
-      <div className="stage-bg" aria-hidden="true">
-        <video className="stage-bg__media" src={background.url} autoPlay muted loop playsInline preload="auto" />
-      </div>
-    );
+    return <BackgroundVideo url={background.url} />;
   }
   if (background?.kind === 'image') {
     return (
@@ -23,4 +21,23 @@ export function Background() {
     );
   }
   return <div className="stage-bg stage-bg--plain" aria-hidden="true" />;
+}
+
+/** A looping background video, made outside React (mutedVideo.ts) so that its playing never wakes React. */
+function BackgroundVideo({ url }: { url: string }) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const video = mutedInlineVideo('stage-bg__media');
+    video.loop = true;
+    video.autoplay = true;
+    video.preload = 'auto';
+    video.src = url;
+    hostRef.current?.append(video);
+    return () => {
+      video.removeAttribute('src');
+      video.load();
+      video.remove();
+    };
+  }, [url]);
+  return <div ref={hostRef} className="stage-bg" aria-hidden="true" />;
 }

@@ -59,6 +59,23 @@ describe('LiveScreen', () => {
     expect(screen.getByText('input slot')).toBeInTheDocument();
   });
 
+  it('the avatar video is named in the visitor\'s language, and listens to canplay only (no React media listeners)', () => {
+    const added: string[] = [];
+    const addEventListener = HTMLElement.prototype.addEventListener;
+    vi.spyOn(HTMLVideoElement.prototype, 'addEventListener').mockImplementation(function (this: HTMLVideoElement, ...args: Parameters<HTMLElement['addEventListener']>) {
+      added.push(args[0]);
+      addEventListener.apply(this, args);
+    });
+    renderWithProviders(<LiveScreen chatLog={null} inputBar={null} />, {
+      preloadedState: { account: validAccount(), session: session({}) },
+      lang: 'jp',
+    });
+    const video = screen.getByLabelText('アバター映像', { selector: 'video' });
+    expect(video).toHaveClass('avatar-video__el');
+    // React would attach every media event (timeupdate among them, four times a second in a call).
+    expect(added).toEqual(['canplay']);
+  });
+
   it('End chat dispatches endRequested', async () => {
     const user = userEvent.setup();
     const { actionTypes } = renderLive();
