@@ -9,7 +9,7 @@ import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
 import { failureOf, playOutcome, registerAvatarPlayer } from './avatarPlayback.ts';
-import { mutedInlineVideo } from './mutedVideo.ts';
+import { keepPeriodicEventsFromReact, mutedInlineVideo } from './mutedVideo.ts';
 import './AvatarVideo.css';
 
 const log = createLogger('session-ui');
@@ -24,7 +24,8 @@ const log = createLogger('session-ui');
  * a voice that cannot play for another reason than the autoplay rule leaves the picture
  * playing and says "Audio playback error" (playOutcome).
  *
- * The <video> is made outside React (mutedVideo.ts), and listens to canplay only.
+ * The <video> is made outside React, listens to canplay only, and the periodic media events
+ * of both elements never reach React (mutedVideo.ts).
  */
 export function AvatarVideo() {
   const intl = useIntl();
@@ -42,7 +43,9 @@ export function AvatarVideo() {
     video.disablePictureInPicture = true;
     videoRef.current = video;
     videoHostRef.current?.append(video);
+    const letThrough = keepPeriodicEventsFromReact(video, avatarAudioElement());
     return () => {
+      letThrough();
       video.srcObject = null;
       video.remove();
       videoRef.current = null;

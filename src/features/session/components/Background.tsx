@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useAppSelector } from '../../../app/hooks.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
-import { mutedInlineVideo } from './mutedVideo.ts';
+import { keepPeriodicEventsFromReact, mutedInlineVideo } from './mutedVideo.ts';
 import './Background.css';
 
 /**
@@ -23,7 +23,7 @@ export function Background() {
   return <div className="stage-bg stage-bg--plain" aria-hidden="true" />;
 }
 
-/** A looping background video, made outside React (mutedVideo.ts) so that its playing never wakes React. */
+/** A looping background video, made outside React and kept from its events (mutedVideo.ts): its playing never wakes React. */
 function BackgroundVideo({ url }: { url: string }) {
   const hostRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -33,7 +33,9 @@ function BackgroundVideo({ url }: { url: string }) {
     video.preload = 'auto';
     video.src = url;
     hostRef.current?.append(video);
+    const letThrough = keepPeriodicEventsFromReact(video);
     return () => {
+      letThrough();
       video.removeAttribute('src');
       video.load();
       video.remove();

@@ -76,6 +76,17 @@ describe('LiveScreen', () => {
     expect(added).toEqual(['canplay']);
   });
 
+  it("the avatar's periodic media events stop at the window, before React's root listener; others pass", () => {
+    renderLive();
+    const { video, audio } = mediaElements();
+    const seen: string[] = [];
+    const listen = (event: Event) => seen.push(`${event.type} ${(event.target as Element).tagName}`);
+    for (const type of ['timeupdate', 'progress', 'canplay']) document.body.addEventListener(type, listen, true);
+    for (const element of [video, audio]) for (const type of ['timeupdate', 'progress', 'canplay']) element.dispatchEvent(new Event(type));
+    expect(seen).toEqual(['canplay VIDEO', 'canplay AUDIO']);
+    for (const type of ['timeupdate', 'progress', 'canplay']) document.body.removeEventListener(type, listen, true);
+  });
+
   it('End chat dispatches endRequested', async () => {
     const user = userEvent.setup();
     const { actionTypes } = renderLive();
