@@ -11,6 +11,8 @@
  *   most in each;
  * - main frames (a style, layout, paint and commit of the page), how many and their time, and
  *   what ran in the task before each: what made the page change;
+ * - the main frames' phases (style, layout, pre-paint, paint, layerize, commit…) a minute, and
+ *   the slowest frames phase by phase, with the script in them;
  * - every task over 50 ms, with the scripts that ran in it (by source file, through the build's
  *   source maps), or "no script" when it was the renderer's own work.
  *
@@ -36,7 +38,11 @@ const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtoo
 /** Trace events that run script, and where. */
 const SCRIPT_EVENTS = new Set(['FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'EvaluateScript']);
 
-/** A main frame's phases (they do not nest in one another): where a frame's time goes. */
+/**
+ * A main frame's phases: where a frame's time goes. Summed as they come, so a style or layout
+ * that script forced inside the frame counts too, and a frame's phases with its script can add
+ * up to more than its time.
+ */
 const FRAME_PHASES = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'HitTest', 'ScrollLayer']);
 
 const locators = [

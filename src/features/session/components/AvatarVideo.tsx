@@ -9,7 +9,7 @@ import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
 import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
 import { failureOf, playOutcome, registerAvatarPlayer } from './avatarPlayback.ts';
-import { keepPeriodicEventsFromReact, mutedInlineVideo } from './mutedVideo.ts';
+import { mutedInlineVideo, useVideoOutsideReact } from './mutedVideo.ts';
 import './AvatarVideo.css';
 
 const log = createLogger('session-ui');
@@ -32,29 +32,14 @@ export function AvatarVideo() {
   const dispatch = useAppDispatch();
   const needsTap = useAppSelector(selectNeedsTapToPlay);
   const stream = useSyncExternalStore(remoteMedia.subscribe, remoteMedia.get);
-  const videoRef = useRef<HTMLVideoElement | null>(null);
   const videoHostRef = useRef<HTMLDivElement>(null);
   const audioHostRef = useRef<HTMLSpanElement>(null);
+  const videoRef = useVideoOutsideReact(videoHostRef, makeAvatarVideo, () => [avatarAudioElement()]);
   const label = intl.formatMessage(sessionMessages.avatarVideo);
 
-  // Made before the effects below run, so the stream's effect finds it.
   useLayoutEffect(() => {
-    const video = mutedInlineVideo('avatar-video__el');
-    video.disablePictureInPicture = true;
-    videoRef.current = video;
-    videoHostRef.current?.append(video);
-    const letThrough = keepPeriodicEventsFromReact(video, avatarAudioElement());
-    return () => {
-      letThrough();
-      video.srcObject = null;
-      video.remove();
-      videoRef.current = null;
-    };
-  }, []);
-
-  useLayoutEffect(() => {
-    videoRef.current?.setAttribute('aria-label', label);
-  }, [label]);
+    videoRef.current.setAttribute('aria-label', label);
+  }, [videoRef, label]);
 
   // The kept audio element sits in this component while it is mounted, and lets go of the
   // session's stream when it unmounts.
@@ -69,17 +54,22 @@ export function AvatarVideo() {
   }, []);
 
   useEffect(() => {
-    const video = videoRef.current;
-    if (!video) return;
-    video.srcObject = stream;
+    videoRef.current.srcObject = stream;
     avatarAudioElement().srcObject = stream;
-  }, [stream]);
+  }, [videoRef, stream]);
+  // …and the picture lets go of it too.
+  useEffect(() => {
+    const video = videoRef.current;
+    return () => {
+      video.srcObject = null;
+    };
+  }, [videoRef]);
 
   const play = useCallback(
     (manual: boolean) => {
       const video = videoRef.current;
       const audio = avatarAudioElement();
-      if (!video || !video.srcObject) return;
+      if (!video.srcObject) return;
       // Both play() calls start in the same tick, so inside a tap both carry the user gesture.
       void Promise.allSettled([video.play(), audio.play()]).then(([videoResult, audioResult]) => {
         switch (playOutcome(videoResult, audioResult)) {
@@ -107,24 +97,23 @@ export function AvatarVideo() {
         }
       });
     },
-    [dispatch],
+    [dispatch, videoRef],
   );
 
   useEffect(() => registerAvatarPlayer(() => play(true)), [play]);
 
   useEffect(() => {
     const video = videoRef.current;
-    if (!video) return;
     const onCanPlay = () => {
       dispatch(videoCanPlay());
       play(false);
     };
     video.addEventListener('canplay', onCanPlay);
     return () => video.removeEventListener('canplay', onCanPlay);
-  }, [dispatch, play]);
+  }, [dispatch, play, videoRef]);
 
   function onTap() {
-    if (needsTap || videoRef.current?.paused || avatarAudioElement().paused) play(true);
+    if (needsTap || videoRef.current.paused || avatarAudioElement().paused) play(true);
   }
 
   return (
@@ -141,4 +130,12 @@ export function AvatarVideo() {
       )}
     </div>
   );
+}
+
+/** The avatar's picture: no picture-in-picture (the attribute too: Firefox reads only that). */
+function makeAvatarVideo(): HTMLVideoElement {
+  const video = mutedInlineVideo('avatar-video__el');
+  video.disablePictureInPicture = true;
+  video.setAttribute('disablepictureinpicture', '');
+  return video;
 }

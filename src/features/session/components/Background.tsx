@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useAppSelector } from '../../../app/hooks.ts';
 import { selectAccountInfo } from '../../account/accountSlice.ts';
-import { keepPeriodicEventsFromReact, mutedInlineVideo } from './mutedVideo.ts';
+import { mutedInlineVideo, useVideoOutsideReact } from './mutedVideo.ts';
 import './Background.css';
 
 /**
@@ -26,20 +26,23 @@ export function Background() {
 /** A looping background video, made outside React and kept from its events (mutedVideo.ts): its playing never wakes React. */
 function BackgroundVideo({ url }: { url: string }) {
   const hostRef = useRef<HTMLDivElement>(null);
+  const videoRef = useVideoOutsideReact(hostRef, makeBackgroundVideo);
   useEffect(() => {
-    const video = mutedInlineVideo('stage-bg__media');
-    video.loop = true;
-    video.autoplay = true;
-    video.preload = 'auto';
+    const video = videoRef.current;
     video.src = url;
-    hostRef.current?.append(video);
-    const letThrough = keepPeriodicEventsFromReact(video);
     return () => {
-      letThrough();
+      // Stops its download and frees its decoder.
       video.removeAttribute('src');
       video.load();
-      video.remove();
     };
-  }, [url]);
+  }, [videoRef, url]);
   return <div ref={hostRef} className="stage-bg" aria-hidden="true" />;
+}
+
+function makeBackgroundVideo(): HTMLVideoElement {
+  const video = mutedInlineVideo('stage-bg__media');
+  video.loop = true;
+  video.autoplay = true;
+  video.preload = 'auto';
+  return video;
 }

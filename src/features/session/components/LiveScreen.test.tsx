@@ -2,7 +2,9 @@ import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { remoteMedia } from '../../../services/remoteMedia.ts';
+import { eventsPastTheWindow, recordVideoListeners } from '../../../test/mediaListeners.ts';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
+import { langChosen } from '../../locale/localeSlice.ts';
 import { endRequested, videoCanPlay, videoPlayBlocked, videoPlaying, sessionSlice, type SessionState } from '../sessionSlice.ts';
 import { catalogue } from '../../notices/messages.ts';
 import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
@@ -59,32 +61,27 @@ describe('LiveScreen', () => {
     expect(screen.getByText('input slot')).toBeInTheDocument();
   });
 
-  it('the avatar video is named in the visitor\'s language, and listens to canplay only (no React media listeners)', () => {
-    const added: string[] = [];
-    const addEventListener = HTMLElement.prototype.addEventListener;
-    vi.spyOn(HTMLVideoElement.prototype, 'addEventListener').mockImplementation(function (this: HTMLVideoElement, ...args: Parameters<HTMLElement['addEventListener']>) {
-      added.push(args[0]);
-      addEventListener.apply(this, args);
-    });
-    renderWithProviders(<LiveScreen chatLog={null} inputBar={null} />, {
+  it("the avatar video is named in the visitor's language, follows a change of it, and listens to canplay only (no React media listeners)", async () => {
+    const added = recordVideoListeners();
+    const { store } = renderWithProviders(<LiveScreen chatLog={null} inputBar={null} />, {
       preloadedState: { account: validAccount(), session: session({}) },
       lang: 'jp',
     });
     const video = screen.getByLabelText('アバター映像', { selector: 'video' });
     expect(video).toHaveClass('avatar-video__el');
+    expect(video).toHaveAttribute('disablepictureinpicture');
     // React would attach every media event (timeupdate among them, four times a second in a call).
-    expect(added).toEqual(['canplay']);
+    expect(added.get(video)).toEqual(['canplay']);
+    act(() => {
+      store.dispatch(langChosen('kor'));
+    });
+    expect(await screen.findByLabelText('아바타 영상', { selector: 'video' })).toBe(video);
   });
 
   it("the avatar's periodic media events stop at the window, before React's root listener; others pass", () => {
     renderLive();
     const { video, audio } = mediaElements();
-    const seen: string[] = [];
-    const listen = (event: Event) => seen.push(`${event.type} ${(event.target as Element).tagName}`);
-    for (const type of ['timeupdate', 'progress', 'canplay']) document.body.addEventListener(type, listen, true);
-    for (const element of [video, audio]) for (const type of ['timeupdate', 'progress', 'canplay']) element.dispatchEvent(new Event(type));
-    expect(seen).toEqual(['canplay VIDEO', 'canplay AUDIO']);
-    for (const type of ['timeupdate', 'progress', 'canplay']) document.body.removeEventListener(type, listen, true);
+    expect(eventsPastTheWindow([video, audio], ['timeupdate', 'progress', 'canplay'])).toEqual(['canplay VIDEO', 'canplay AUDIO']);
   });
 
   it('End chat dispatches endRequested', async () => {
