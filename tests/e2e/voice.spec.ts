@@ -192,7 +192,12 @@ test.describe('the speech service drops during a call', () => {
   test('a 3 s drop is ridden out: the recognizer comes back after its back-off, no alert, and the next question is answered', async ({ page, request }) => {
     test.setTimeout(180_000);
     await goLive(page);
+    await clearEvents(request);
     await startCall(page);
+    // The recognizer's connection is open first: a fault set before it opened would refuse it, not drop it.
+    await expect
+      .poll(async () => (await events(request)).some((e) => e.channel === 'speech' && e.dir === 'in' && e.body.path === 'connection'), { timeout: 10_000 })
+      .toBe(true);
     await clearEvents(request);
     await request.post('/__standin/faults', { data: { faults: ['speech-down'] } });
     // The open connection drops at its next audio message; new ones are refused while the fault holds.
