@@ -228,6 +228,55 @@ test('back to bottom: shown when scrolled up, no jump while reading, and it take
   await expect(back).toBeHidden();
 });
 
+test('a full log is pinned at its greatest height, follows new messages, and finds a new greatest height when the window changes', async ({ page, request }) => {
+  // A tall window, where the greeting alone does not fill the log.
+  await page.setViewportSize({ width: 390, height: 1400 });
+  await startChat(page);
+  const log = chatLog(page);
+  // The log's box and the most it may take: the slot's max-height, 42 % of the window.
+  const box = () =>
+    log.evaluate((el) => ({
+      pinned: el.classList.contains('chat__scroller--pinned'),
+      contain: getComputedStyle(el).contain,
+      height: el.getBoundingClientRect().height,
+      bottom: el.getBoundingClientRect().bottom,
+      most: parseFloat(getComputedStyle(el.closest('.live__log-slot') as Element).maxHeight),
+    }));
+  const short = await box();
+  expect(short.pinned).toBe(false);
+  expect(short.height).toBeLessThan(short.most - 1);
+
+  const image = await assetUrl(page, '/assets-standin/images/store-front.png');
+  for (let i = 0; i < 4; i += 1) await say(request, { image_url: image, related: [`question number ${i}`] });
+  await expect(log.getByRole('button', { name: 'question number 3' })).toBeVisible({ timeout: REPLY_MS });
+  await frames(page, 2);
+  const full = await box();
+  expect(full).toMatchObject({ pinned: true, contain: 'strict' });
+  // Pinned where it stood: as high as it may be, its bottom where it was.
+  expect(Math.abs(full.height - full.most)).toBeLessThanOrEqual(1);
+  expect(Math.abs(full.bottom - short.bottom)).toBeLessThanOrEqual(1);
+  expect(await atBottom(log)).toBe(true);
+
+  // A new message inside a pinned log: the log keeps its box and follows it.
+  await say(request, { image_url: image, related: ['question number 4'] });
+  await expect(log.getByRole('button', { name: 'question number 4' })).toBeVisible({ timeout: REPLY_MS });
+  await frames(page, 2);
+  expect(await box()).toEqual(full);
+  expect(await atBottom(log)).toBe(true);
+
+  // Smaller windows (a phone, a keyboard), then the first again: each time the greatest height of that window.
+  for (const height of [844, 600, 1400]) {
+    await page.setViewportSize({ width: 390, height });
+    await expect
+      .poll(async () => {
+        const b = await box();
+        return b.pinned && Math.abs(b.height - b.most) <= 1 && Math.abs(b.most - 0.42 * height) <= 1;
+      })
+      .toBe(true);
+  }
+  await expect.poll(() => atBottom(log)).toBe(true);
+});
+
 test('XSS: markup in text and suggestions is shown as text and never runs', async ({ page, request }) => {
   const response = await page.goto('/25d/demo');
   const csp = response?.headers()['content-security-policy'] ?? '';

@@ -11,6 +11,33 @@ function toEnd(el: HTMLElement | null, behavior: ScrollBehavior = 'auto'): void 
   else el.scrollTop = el.scrollHeight;
 }
 
+const PINNED = 'chat__scroller--pinned';
+
+/**
+ * Once the messages overflow the log, the log's box is pinned at the height it has reached,
+ * which is then its greatest (the slot's max-height), and contained (`chat__scroller--pinned`):
+ * its size no longer depends on what is inside it. A new message, or a reply streaming in,
+ * then lays out and paints the log alone, not the whole bottom of the call over the video.
+ * Those are a call's heaviest frames: at 4× CPU throttling they took about a fifth less
+ * main-thread time (bench/README.md, "call-cost"). A log that empties again (a new chat)
+ * lets go, and so does a resize of the window (a new maximum).
+ */
+function pinWhenFull(root: HTMLElement, inner: HTMLElement): void {
+  const pinned = root.classList.contains(PINNED);
+  if (!pinned && root.scrollHeight > root.clientHeight + 1) {
+    root.style.height = `${root.clientHeight}px`;
+    root.classList.add(PINNED);
+  } else if (pinned && inner.offsetHeight + 1 < root.clientHeight) {
+    unpin(root);
+  }
+}
+
+function unpin(root: HTMLElement): void {
+  if (!root.classList.contains(PINNED)) return;
+  root.classList.remove(PINNED);
+  root.style.height = '';
+}
+
 /**
  * Follows the newest message while the visitor is at the bottom; once they
  * scroll up, nothing moves under their eyes and `atBottom` turns false (the log
@@ -56,11 +83,22 @@ export function useStickToBottom(newestKey: string | null, followNewest: boolean
     const inner = contentRef.current;
     if (!root || !inner || typeof ResizeObserver === 'undefined') return;
     const observer = new ResizeObserver(() => {
+      pinWhenFull(root, inner);
       if (stick.current) toEnd(root);
     });
     observer.observe(inner);
     observer.observe(root);
-    return () => observer.disconnect();
+    // A new window size is a new maximum: let go, and pin again at the new one.
+    const onResize = () => {
+      unpin(root);
+      pinWhenFull(root, inner);
+    };
+    window.addEventListener('resize', onResize);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', onResize);
+      unpin(root);
+    };
   }, []);
 
   // A new message: follow it if at the bottom, and always when the visitor sent it.
