@@ -16,6 +16,13 @@
  * - every task over 50 ms, with the scripts that ran in it (by source file, through the build's
  *   source maps), or "no script" when it was the renderer's own work.
  *
+ * - how many main frames took over 20 ms of thread time, and the ten slowest frames' mean:
+ *   the tail a long task comes from, steadier from one trace to the next than the count of
+ *   tasks over 50 ms.
+ *
+ * Besides app and floor, it takes the variants of styles.mjs (the app with a style laid
+ * over its call), e.g. `app unpinned app unpinned` at 4× for a cut undone, alternating.
+ *
  *   node bench/call-cost/trace.mjs app floor   (after node bench/call-cost.mjs, whose builds it uses)
  *   env: BENCH_TRACE_S (20): the traced window; BENCH_TRACE_RATE (1): CPU throttling (4 to look
  *        for long tasks); BENCH_TRACE_WARMUP_S (10)
@@ -23,14 +30,16 @@
 import { join } from 'node:path';
 import { sourceLocator } from '../_cpu-profile.mjs';
 import { BUILD_DIR, runCall } from './session.mjs';
+import { prepareVariant, VARIANTS } from './styles.mjs';
 import { withBenchCalls } from './tools.mjs';
 
-const CLIENTS = new Set(['app', 'floor']);
 const names = process.argv.slice(2);
-if (names.length === 0 || names.some((name) => !CLIENTS.has(name))) {
-  console.error('usage: node bench/call-cost/trace.mjs app|floor…');
+if (names.length === 0 || names.some((name) => !(name in VARIANTS))) {
+  console.error(`usage: node bench/call-cost/trace.mjs CLIENT… (app, floor, or a variant of styles.mjs: ${Object.keys(VARIANTS).join(', ')})`);
   process.exit(2);
 }
+/** A main frame this slow (thread time, ms) is counted: the tail the long tasks come from. */
+const SLOW_FRAME_MS = 20;
 const TRACE_S = Number(process.env.BENCH_TRACE_S ?? 20);
 const RATE = Number(process.env.BENCH_TRACE_RATE ?? 1);
 const LONG_TASK_MS = 50;
@@ -160,11 +169,15 @@ function report(name, tasks) {
   for (const t of frames) for (const [phase, ms] of t.phases) phaseTotals.set(phase, (phaseTotals.get(phase) ?? 0) + ms);
   console.log(`  main frames' phases: ${top(phaseTotals, 8).map(([p, ms]) => `${p} ${perMin(ms).toFixed(0)}`).join(', ')} (ms/min)`);
   console.log('  the slowest main frames:');
-  for (const t of [...frames].sort((a, b) => b.ms - a.ms).slice(0, 6)) {
+  const bySlowness = [...frames].sort((a, b) => b.ms - a.ms);
+  for (const t of bySlowness.slice(0, 6)) {
     const phases = top(t.phases, 5).map(([p, ms]) => `${p} ${ms.toFixed(1)}`).join(', ');
     const scripts = top(t.scripts, 2).map(([s, ms]) => `${s} ${ms.toFixed(1)}`).join(', ');
     console.log(`    at ${((t.ts - tasks[0].ts) / 1e6).toFixed(1)} s, CPU ${t.ms.toFixed(1)} ms (wall ${t.wallMs.toFixed(0)}): ${phases}${scripts ? `; script: ${scripts}` : ''}`);
   }
+  const slowest = bySlowness.slice(0, 10);
+  const slow = frames.filter((t) => t.ms > SLOW_FRAME_MS).length;
+  console.log(`  main frames over ${SLOW_FRAME_MS} ms: ${slow} (${(slow / minutes).toFixed(1)} a minute); the ten slowest: mean ${(slowest.reduce((s, t) => s + t.ms, 0) / Math.max(1, slowest.length)).toFixed(1)} ms`);
   const long = tasks.filter((t) => t.wallMs > LONG_TASK_MS);
   console.log(`  tasks over ${LONG_TASK_MS} ms: ${long.length}`);
   for (const t of long) {
@@ -178,7 +191,8 @@ await withBenchCalls(async (call) => {
     await runCall({
       ...call,
       warmupS: Number(process.env.BENCH_TRACE_WARMUP_S ?? 10),
-      client: name,
+      client: name === 'floor' ? 'floor' : 'app',
+      prepare: prepareVariant(name),
       rate: RATE,
       windows: [1],
       profileS: 0,

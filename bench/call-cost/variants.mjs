@@ -15,29 +15,9 @@
  *                                                              whose builds it uses)
  *   env: BENCH_VARIANT_S (40): the window; BENCH_VARIANT_WARMUP_S (10)
  */
-// layStyle runs in the browser.
-/* global document */
 import { runCall } from './session.mjs';
+import { prepareVariant, VARIANTS } from './styles.mjs';
 import { withBenchCalls } from './tools.mjs';
-
-/** A style laid over the app (once its call has started, unless FROM_THE_START); null: the app as built. */
-const VARIANTS = {
-  app: null,
-  floor: null,
-  // The parts over the video.
-  'no-log': '.live__log-slot { display: none !important; }',
-  'no-chrome': '.live__top, .live__bottom { display: none !important; }',
-  // Nothing over the video: what the app's main thread costs with no page to draw.
-  'no-ui': '.live__log-slot, .live__top, .live__bottom { display: none !important; }',
-  'no-scrims': '.live__top, .live__bottom { background: none !important; }',
-  'no-shadows': '.chat * { box-shadow: none !important; text-shadow: none !important; }',
-  'no-animations': '* { animation: none !important; transition: none !important; }',
-  // The cuts made, undone.
-  mask: '.chat:not(.chat--empty) .chat__scroller { -webkit-mask-image: linear-gradient(180deg, transparent 0, #000 28px); mask-image: linear-gradient(180deg, transparent 0, #000 28px); }',
-  'fill-both': '.msg, .live__top, .live__bottom { animation-fill-mode: both !important; }',
-};
-/** Variants laid from the page's first paint, not once calling: an animation's fill mode counts from its start. */
-const FROM_THE_START = new Set(['fill-both']);
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in VARIANTS));
@@ -46,24 +26,8 @@ if (names.length === 0 || unknown.length > 0) {
   process.exit(2);
 }
 
-/**
- * Adds `css` to the page: at once when `fromTheStart`, else once the call's Hang up button
- * shows (the pre-session screen needs the chrome a variant may hide).
- */
-function layStyle({ css, fromTheStart }) {
-  const timer = setInterval(() => {
-    const calling = [...document.querySelectorAll('button')].some((b) => b.textContent?.includes('Hang up') || b.getAttribute('aria-label') === 'Hang up');
-    if (!document.head || (!fromTheStart && !calling)) return;
-    clearInterval(timer);
-    const style = document.createElement('style');
-    style.textContent = css;
-    document.head.append(style);
-  }, fromTheStart ? 0 : 250);
-}
-
 await withBenchCalls(async (call) => {
   for (const name of names) {
-    const css = VARIANTS[name];
     await runCall({
       ...call,
       warmupS: Number(process.env.BENCH_VARIANT_WARMUP_S ?? 10),
@@ -71,7 +35,7 @@ await withBenchCalls(async (call) => {
       rate: 1,
       windows: [Number(process.env.BENCH_VARIANT_S ?? 40)],
       profileS: 0,
-      prepare: css ? (page) => page.addInitScript(layStyle, { css, fromTheStart: FROM_THE_START.has(name) }) : undefined,
+      prepare: prepareVariant(name),
       onWindow: (w) => {
         const viz = w.byThreadSPerMin['gpu-process: VizCompositorTh'] ?? 0;
         const frames = w.byThreadSPerMin['renderer: VideoFrameCompo'] ?? NaN;
