@@ -18,7 +18,7 @@ const PINNED = 'chat__scroller--pinned';
  * which is then its greatest (the slot's max-height), and contained (`chat__scroller--pinned`):
  * its size no longer depends on what is inside it. A new message, or a reply streaming in,
  * then lays out and paints the log alone, not the whole bottom of the call over the video.
- * Those are a call's heaviest frames: at 4× CPU throttling they took about a fifth less
+ * Those are a call's heaviest frames: at 4× CPU throttling they took about a sixth less
  * main-thread time (bench/README.md, "call-cost"). A log that empties again (a new chat)
  * lets go, and so does a resize of the window (a new maximum).
  */
