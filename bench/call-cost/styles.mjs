@@ -42,6 +42,9 @@ function layStyle({ css, fromTheStart }) {
   }, fromTheStart ? 0 : 250);
 }
 
+/** The client a variant's call runs: the floor's page, or the app's (with or without a style laid over it). */
+export const clientOf = (name) => (name === 'floor' ? 'floor' : 'app');
+
 /** The runCall `prepare` hook that lays variant `name`'s style over the app (undefined: none to lay). */
 export function prepareVariant(name) {
   const css = VARIANTS[name];

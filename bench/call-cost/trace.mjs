@@ -14,8 +14,7 @@
  * - the main frames' phases (style, layout, pre-paint, paint, layerize, commit…) a minute, and
  *   the slowest frames phase by phase, with the script in them;
  * - every task over 50 ms, with the scripts that ran in it (by source file, through the build's
- *   source maps), or "no script" when it was the renderer's own work.
- *
+ *   source maps), or "no script" when it was the renderer's own work;
  * - how many main frames took over 20 ms of thread time, and the ten slowest frames' mean:
  *   the tail a long task comes from, steadier from one trace to the next than the count of
  *   tasks over 50 ms.
@@ -30,7 +29,7 @@
 import { join } from 'node:path';
 import { sourceLocator } from '../_cpu-profile.mjs';
 import { BUILD_DIR, runCall } from './session.mjs';
-import { prepareVariant, VARIANTS } from './styles.mjs';
+import { clientOf, prepareVariant, VARIANTS } from './styles.mjs';
 import { withBenchCalls } from './tools.mjs';
 
 const names = process.argv.slice(2);
@@ -191,7 +190,7 @@ await withBenchCalls(async (call) => {
     await runCall({
       ...call,
       warmupS: Number(process.env.BENCH_TRACE_WARMUP_S ?? 10),
-      client: name === 'floor' ? 'floor' : 'app',
+      client: clientOf(name),
       prepare: prepareVariant(name),
       rate: RATE,
       windows: [1],

@@ -16,7 +16,7 @@
  *   env: BENCH_VARIANT_S (40): the window; BENCH_VARIANT_WARMUP_S (10)
  */
 import { runCall } from './session.mjs';
-import { prepareVariant, VARIANTS } from './styles.mjs';
+import { clientOf, prepareVariant, VARIANTS } from './styles.mjs';
 import { withBenchCalls } from './tools.mjs';
 
 const names = process.argv.slice(2);
@@ -31,7 +31,7 @@ await withBenchCalls(async (call) => {
     await runCall({
       ...call,
       warmupS: Number(process.env.BENCH_VARIANT_WARMUP_S ?? 10),
-      client: name === 'floor' ? 'floor' : 'app',
+      client: clientOf(name),
       rate: 1,
       windows: [Number(process.env.BENCH_VARIANT_S ?? 40)],
       profileS: 0,
