@@ -203,6 +203,36 @@ describe('capture-processor', () => {
     t.close();
   });
 
+  it("a raised volume counts for the avatar's last frames too: the echo of a word just received comes out at the new volume", async () => {
+    // The warm-up's ramp raises the avatar 7.7 dB a step, more than the 7 dB between its echo
+    // (−25 dB) and the gate (−18 dB). A loudspeaker's volume acts on what it is playing, so the
+    // echo of the word received just before a step comes out raised; compared with that word
+    // at its old volume, it passed for the visitor and the hangover let 768 ms of it through.
+    const t = setup({ echoGateDb: -18 });
+    t.connect();
+    const before = 0.0085;
+    const after = before * 10 ** (7.7 / 20);
+    t.node.postMessage({ type: 'farVolume', volume: before });
+    await settle();
+    const echo = (far: number, volume: number) => far * volume * 10 ** (-25 / 20);
+    const quanta = (n: number, near: number, far: number) => {
+      for (let i = 0; i < n; i++) t.processor.process([[new Float32Array(128).fill(near)], [new Float32Array(128).fill(far)]]);
+    };
+    const silent = (frame: Float32Array | undefined) => !!frame && frame.every((x) => x === 0);
+    // A word, and its echo as it plays.
+    quanta(37, echo(0.25, before), 0.25);
+    await settle();
+    t.node.postMessage({ type: 'farVolume', volume: after });
+    await settle();
+    // The pause after it: nothing received, and the word's echo, at the raised volume.
+    quanta(36, echo(0.25, after), 0);
+    // Its tail, quieter: still the avatar (no hangover opened the gate).
+    quanta(36, echo(0.25, after) / 2, 0);
+    await settle();
+    expect(t.frames.map(silent)).toEqual([true, true, true]);
+    t.close();
+  });
+
   it('ends on stop (process returns false) and reports bad control messages', async () => {
     const t = setup({ frameSamples: -3 });
     t.node.postMessage({ type: 'ports', vad: 1, asr: 2 });

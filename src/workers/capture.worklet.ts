@@ -113,7 +113,11 @@ class CaptureProcessor extends AudioWorkletProcessor {
     // 150 ms): compared with the avatar's loudest of the last three frames (288 ms), the
     // echo of a word that just ended is not taken for the visitor.
     const far = Math.max(farNow, this.farBefore[0]!, this.farBefore[1]!);
-    const played = Math.max(playedNow, this.playedBefore[0]!, this.playedBefore[1]!);
+    // A loudspeaker's volume acts on what it is playing: raised, the echo of a word received
+    // before the change comes out at the new volume, so the avatar's last frames count at it
+    // too (a step of the warm-up's ramp, 7.7 dB, is more than the 7 dB between a −25 dB echo
+    // and the gate). Lowered, they keep the louder level they were played at.
+    const played = Math.max(far * this.farVolume, this.playedBefore[0]!, this.playedBefore[1]!);
     this.farBefore[1] = this.farBefore[0]!;
     this.farBefore[0] = farNow;
     this.playedBefore[1] = this.playedBefore[0]!;
