@@ -162,6 +162,12 @@ describe('capture-processor', () => {
     await settle();
     expect(t.frames).toHaveLength(1);
     expect(silent(t.frames[0])).toBe(true);
+    // Voice detection is told it is silence (an empty frame: no model run for it); the
+    // recognizer hears the frame's 96 ms as zeros.
+    expect(t.frames[0]).toHaveLength(0);
+    expect(t.pcm).toHaveLength(1);
+    expect(t.pcm[0]).toHaveLength(1536);
+    expect(t.pcm[0]!.every((x) => x === 0)).toBe(true);
     // A volume out of range changes nothing.
     t.node.postMessage({ type: 'farVolume', volume: 2 });
     await settle();

@@ -16,6 +16,7 @@ import {
   ECHO_GATE_FAR_FLOOR,
   ECHO_GATE_HANGOVER_FRAMES,
   FRAME_SAMPLES,
+  GATED_FRAME_SAMPLES,
   TARGET_SAMPLE_RATE,
   type CaptureProcessorOptions,
   type WorkletControl,
@@ -140,7 +141,8 @@ class CaptureProcessor extends AudioWorkletProcessor {
   }
 
   private emit(frame: Float32Array): void {
-    if (this.echoOnly()) {
+    const gated = this.echoOnly();
+    if (gated) {
       // Voice detection and the recognizer hear silence where the microphone carries only
       // the avatar: its echo neither interrupts it nor runs into the visitor's next words.
       frame.fill(0);
@@ -151,8 +153,11 @@ class CaptureProcessor extends AudioWorkletProcessor {
       const pcm = floatToPcm16(frame);
       this.asrPort.postMessage(pcm, [pcm.buffer]);
     }
+    // Voice detection is told the frame is silence (protocol.ts, GATED_FRAME_SAMPLES) instead
+    // of being sent 1536 zeros to run its model on.
+    if (gated) this.vadPort?.postMessage(new Float32Array(GATED_FRAME_SAMPLES));
     // After the transfer `frame` is detached: it must be the last use.
-    this.vadPort?.postMessage(frame, [frame.buffer]);
+    else this.vadPort?.postMessage(frame, [frame.buffer]);
   }
 
   private onControl(data: unknown): void {

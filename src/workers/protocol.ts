@@ -2,7 +2,8 @@
  * What travels between the main thread, the capture worklet and the VAD worker.
  *
  *   main ──node.port──► worklet      WorkletControl (ports once, the VAD's port when it joins, pause/resume/stop)
- *   worklet ──vad port──► worker     Float32Array of FRAME_SAMPLES at 16 kHz (buffer transferred)
+ *   worklet ──vad port──► worker     Float32Array of FRAME_SAMPLES at 16 kHz (buffer transferred), or
+ *                                    an empty one (GATED_FRAME_SAMPLES) for a frame the echo gate silenced
  *   worklet ──asr port──► main       Int16Array PCM of the same frame (buffer transferred)
  *   worker ──comlink callback──► main  VadEvent only; frames never touch the main thread.
  *
@@ -29,6 +30,13 @@ export interface CaptureProcessorOptions {
    */
   echoGateDb?: number;
 }
+
+/**
+ * A frame the echo gate silenced reaches voice detection as an empty Float32Array: silence
+ * by definition, so the worker skips the model for it (while the avatar speaks and the
+ * visitor does not, which is most of a call, the detector idles).
+ */
+export const GATED_FRAME_SAMPLES = 0;
 
 /** Frames (96 ms each) the echo gate stays open after one louder than the echo: about 0.8 s. */
 export const ECHO_GATE_HANGOVER_FRAMES = 8;

@@ -62,6 +62,27 @@ describe('VadEngine', () => {
     expect(end?.type === 'speechEnd' && end.audio.length).toBe(17 * FRAME);
   });
 
+  it('a frame the echo gate silenced is silence without inference, and the first of a run resets the model', async () => {
+    const { engine, model, events, pushAll } = setup();
+    const gated = (n: number) => Array.from({ length: n }, () => engine.push(new Float32Array(0)));
+    pushAll(quiet(2));
+    gated(3);
+    // The visitor, then the avatar's words gated away: the segment ends on them as on silence.
+    pushAll(speech(5));
+    gated(10);
+    pushAll(quiet(1));
+    await engine.idle();
+    expect(model.runs).toBe(2 + 5 + 1);
+    expect(model.resets).toBe(2);
+    expect(kinds(events)).toEqual(['speechStart', 'speechEnd']);
+    const end = events.find((e) => e.type === 'speechEnd');
+    expect(end).toMatchObject({ startFrame: 5, endFrame: 17 });
+    // Its audio: the visitor's frames, then the gated ones as zeros.
+    const audio = end?.type === 'speechEnd' ? end.audio : new Float32Array();
+    expect(Array.from(audio.subarray(audio.length - 3 * FRAME))).toEqual(Array<number>(3 * FRAME).fill(0));
+    expect(events.some((e) => e.type === 'warning')).toBe(false);
+  });
+
   it('emits stats at most once per interval with median and p95 inference time', async () => {
     const { engine, events, pushAll } = setup({ ms: 10, maxQueue: 1000 });
     pushAll(quiet(250)); // 2.5 s of fake inference time

@@ -3,7 +3,7 @@
  * inference one frame at a time in arrival order, frame processor, events out. Kept apart
  * from vad.worker.ts so it is tested with a fake model and fake clock.
  */
-import type { VadEvent, VadThresholds } from '../protocol.ts';
+import { GATED_FRAME_SAMPLES, type VadEvent, type VadThresholds } from '../protocol.ts';
 import { FrameProcessor, type FrameProcessorOptions } from './frameProcessor.ts';
 
 /** What the engine needs from a VAD model (SileroLegacy implements it). */
@@ -39,6 +39,10 @@ export class VadEngine {
   private failed = false;
   private failures = 0;
   private badInputReported = false;
+  /** Whether the last frame was one the echo gate silenced (the model's state is reset at the first). */
+  private inGatedRun = false;
+  /** What the frame processor keeps of a gated frame: silence (never written to: segments copy frames). */
+  private readonly silence: Float32Array;
   private frames = 0;
   private dropped = 0;
   private inferMs: number[] = [];
@@ -50,16 +54,20 @@ export class VadEngine {
     options: VadEngineOptions = {},
   ) {
     this.processor = new FrameProcessor(options.processor);
+    this.silence = new Float32Array(this.processor.settings.frameSamples);
     this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.statsIntervalMs = options.statsIntervalMs ?? 1000;
     this.now = options.now ?? (() => performance.now());
     this.lastStats = this.now();
   }
 
-  /** A message from the worklet's port. Anything but a frame of the right size is dropped. */
+  /**
+   * A message from the worklet's port: a frame of the right size, or an empty one for a frame
+   * the echo gate silenced. Anything else is dropped.
+   */
   push(data: unknown): void {
     if (this.disposed || this.failed || this.processor.isPaused) return;
-    if (!isFloat32Array(data) || data.length !== this.processor.settings.frameSamples) {
+    if (!isFloat32Array(data) || (data.length !== this.processor.settings.frameSamples && data.length !== GATED_FRAME_SAMPLES)) {
       if (!this.badInputReported) {
         this.badInputReported = true;
         this.emit({ type: 'warning', message: `unexpected message on the frame port: ${describe(data)}` });
@@ -116,6 +124,11 @@ export class VadEngine {
 
   private async drain(): Promise<void> {
     for (let frame = this.queue.shift(); frame; frame = this.queue.shift()) {
+      if (frame.length === GATED_FRAME_SAMPLES) {
+        this.gated();
+        continue;
+      }
+      this.inGatedRun = false;
       const generation = this.generation;
       const started = this.now();
       let probability: number;
@@ -138,6 +151,19 @@ export class VadEngine {
       for (const event of this.processor.process(frame, probability)) this.emit(event);
       this.maybeEmitStats();
     }
+  }
+
+  /**
+   * A frame the echo gate silenced: silence, with no inference. The model's state is reset at
+   * the first of a run, so the visitor's next words start it afresh, as at a call's start,
+   * rather than glued to what it heard before the avatar's words.
+   */
+  private gated(): void {
+    if (!this.inGatedRun) this.model.resetState();
+    this.inGatedRun = true;
+    this.frames++;
+    for (const event of this.processor.process(this.silence, 0)) this.emit(event);
+    this.maybeEmitStats();
   }
 
   private onFailure(err: unknown): void {
