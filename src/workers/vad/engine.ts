@@ -125,7 +125,12 @@ export class VadEngine {
   private async drain(): Promise<void> {
     for (let frame = this.queue.shift(); frame; frame = this.queue.shift()) {
       if (frame.length === GATED_FRAME_SAMPLES) {
-        this.gated();
+        // Silence, with no inference. The model's state is reset at the first of a run, so
+        // the visitor's next words start it afresh, as at a call's start, rather than glued
+        // to what it heard before the avatar's words.
+        if (!this.inGatedRun) this.model.resetState();
+        this.inGatedRun = true;
+        this.heard(this.silence, 0);
         continue;
       }
       this.inGatedRun = false;
@@ -147,22 +152,14 @@ export class VadEngine {
         continue;
       }
       this.inferMs.push(this.now() - started);
-      this.frames++;
-      for (const event of this.processor.process(frame, probability)) this.emit(event);
-      this.maybeEmitStats();
+      this.heard(frame, probability);
     }
   }
 
-  /**
-   * A frame the echo gate silenced: silence, with no inference. The model's state is reset at
-   * the first of a run, so the visitor's next words start it afresh, as at a call's start,
-   * rather than glued to what it heard before the avatar's words.
-   */
-  private gated(): void {
-    if (!this.inGatedRun) this.model.resetState();
-    this.inGatedRun = true;
+  /** A frame and its speech probability, to the frame processor: its events go out. */
+  private heard(frame: Float32Array, probability: number): void {
     this.frames++;
-    for (const event of this.processor.process(this.silence, 0)) this.emit(event);
+    for (const event of this.processor.process(frame, probability)) this.emit(event);
     this.maybeEmitStats();
   }
 
