@@ -51,6 +51,13 @@ export async function startOurs(input: SharedInput, onPcm16?: (pcm: Int16Array) 
     },
     deps,
   );
+  // The pipeline starts with the microphone and the detector joins once its model has loaded.
+  // Ready means both: the taps open after this, so our detector's frame 0 and vad-web's are
+  // cut from the same sample (a detector joining after the audio began counts from later).
+  if (!(await pipeline.detecting)) {
+    await pipeline.stop();
+    throw new Error(`our voice detector did not join the call: ${run.errors.join('; ') || 'no reason given'}`);
+  }
   run.readyAt = performance.now();
   return {
     run,
