@@ -10,13 +10,12 @@
  *   env: BENCH_WORKER_S (60): the profiled window; BENCH_WORKER_RATE (1): CPU throttling of the page
  */
 import { join } from 'node:path';
-import { sourceLocator } from '../_cpu-profile.mjs';
+import { summarizeProfile } from './profile.mjs';
 import { BUILD_DIR, runCall } from './session.mjs';
 import { withBenchCalls } from './tools.mjs';
 
 const PROFILE_S = Number(process.env.BENCH_WORKER_S ?? 60);
 const RATE = Number(process.env.BENCH_WORKER_RATE ?? 1);
-const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);
 
 /** Sends CDP commands to a worker target through the browser session (a non-flat attachment). */
 async function attachWorker(browser) {
@@ -36,7 +35,6 @@ async function attachWorker(browser) {
     else settle.resolve(message.result);
   });
   return {
-    url: worker.url,
     send: (method, params = {}) =>
       new Promise((resolve, reject) => {
         const id = ++nextId;
@@ -44,23 +42,6 @@ async function attachWorker(browser) {
         cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
       }),
   };
-}
-
-/** The profile's sample time (ms) by where it went. */
-function attribute(profile) {
-  const locate = sourceLocator(join(BUILD_DIR, 'assets'));
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const ms = {};
-  const add = (key, value) => (ms[key] = (ms[key] ?? 0) + value);
-  profile.samples.forEach((id, i) => {
-    const { functionName, url, lineNumber, columnNumber } = byId.get(id).callFrame;
-    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
-    if (SPECIAL.has(functionName)) add(functionName, dt);
-    else if (url.endsWith('.wasm') || url.startsWith('wasm')) add('onnxruntime wasm (inference)', dt);
-    else if (url.includes('/assets/')) add(locate({ url, lineNumber, columnNumber }) ?? `unmapped ${url.split('/').pop()}`, dt);
-    else add(functionName ? `native ${functionName}` : 'native', dt);
-  });
-  return ms;
 }
 
 await withBenchCalls(async (call) => {
@@ -82,12 +63,12 @@ await withBenchCalls(async (call) => {
   });
   const thread = result.windows[0].byThreadSPerMin['renderer: DedicatedWorker'] ?? 0;
   console.log(`The VAD worker's thread at ${RATE}×, unprofiled (${PROFILE_S} s window, /proc): ${thread.toFixed(2)} s/min of CPU`);
-  const ms = attribute(profile);
-  const minutes = (profile.endTime - profile.startTime) / 60e6;
-  const busy = Object.entries(ms).filter(([key]) => key !== '(idle)');
-  const total = busy.reduce((sum, [, value]) => sum + value, 0);
-  console.log(`Profiled (${PROFILE_S} s, sampling every 0.5 ms, so a little above the unprofiled figure): ${(total / minutes).toFixed(0)} ms a minute busy`);
-  for (const [key, value] of busy.sort((a, b) => b[1] - a[1]).slice(0, 12)) {
-    console.log(`  ${(value / minutes).toFixed(0).padStart(5)} ms/min  ${((100 * value) / total).toFixed(0).padStart(3)} %  ${key}`);
-  }
+  // onnxruntime's wasm is its own area (the .wasm file's name): the model's inference.
+  const summary = summarizeProfile(profile, [['/25d/assets/', join(BUILD_DIR, 'assets')]]);
+  const minutes = summary.wallMs / 60_000;
+  const perMin = (ms) => (ms / minutes).toFixed(0).padStart(5);
+  const share = (ms) => `${((100 * ms) / summary.busyMs).toFixed(0).padStart(3)} %`;
+  console.log(`Profiled (${PROFILE_S} s, sampling every 0.5 ms, so a little above the unprofiled figure): ${perMin(summary.busyMs).trim()} ms a minute busy`);
+  const rows = [...summary.byArea.map(({ name, ms }) => [name, ms]), ['(garbage collector)', summary.gcMs], ['(program): outside JavaScript', summary.programMs]];
+  for (const [name, ms] of rows.sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${perMin(ms)} ms/min  ${share(ms)}  ${name}`);
 });
