@@ -43,12 +43,28 @@ class FakePeerConnection extends EventTarget {
   getStats() {
     return Promise.resolve(new Map());
   }
+  receivers: { track: { kind: string } | null; getStats: () => Promise<Map<string, unknown>> }[] = [];
+  getReceivers() {
+    return this.receivers;
+  }
   close() {
     this.closed = true;
   }
   setState(state: RTCPeerConnectionState) {
     this.connectionState = state;
     this.dispatchEvent(new Event('connectionstatechange'));
+  }
+}
+
+/** A stats report that counts how often it was walked, and answers `get` like the browser's. */
+class FakeStatsReport extends Map<string, { id: string; type: string; packetsReceived?: number }> {
+  static walks = 0;
+  constructor(stats: { id: string; type: string; packetsReceived?: number }[]) {
+    super(stats.map((stat) => [stat.id, stat]));
+  }
+  override forEach(...args: Parameters<Map<string, { id: string; type: string; packetsReceived?: number }>['forEach']>) {
+    FakeStatsReport.walks += 1;
+    super.forEach(...args);
   }
 }
 
@@ -162,6 +178,57 @@ describe('whep', () => {
       expect(FakePeerConnection.last?.closed).toBe(true);
       expect(deleteFn).not.toHaveBeenCalled();
     });
+  });
+
+  it("marks the video receiver's inbound packets, reading the stream by its id once found and walking the report again when the reading stands still", async () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const connection = await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+    let stats: { id: string; type: string; packetsReceived?: number }[] = [];
+    const others = [
+      { id: 'C1', type: 'codec' },
+      { id: 'T1', type: 'transport' },
+      { id: 'CP1', type: 'candidate-pair' },
+    ];
+    FakePeerConnection.last!.receivers = [
+      { track: { kind: 'audio' }, getStats: () => Promise.reject(new Error('the audio receiver is not asked')) },
+      { track: { kind: 'video' }, getStats: () => Promise.resolve(new FakeStatsReport([...others, ...stats])) },
+    ];
+    FakeStatsReport.walks = 0;
+    // Before the first packet the browser has no inbound-rtp yet: nothing arrived, walked each time.
+    await expect(connection.mediaMark()).resolves.toBeNull();
+    await expect(connection.mediaMark()).resolves.toBeNull();
+    expect(FakeStatsReport.walks).toBe(2);
+    stats = [{ id: 'IT01V1', type: 'inbound-rtp', packetsReceived: 10 }];
+    await expect(connection.mediaMark()).resolves.toBe(10);
+    expect(FakeStatsReport.walks).toBe(3);
+    // While media flows, the stream is read by its id: the report is not walked.
+    for (const packets of [12, 15, 19]) {
+      stats = [{ id: 'IT01V1', type: 'inbound-rtp', packetsReceived: packets }];
+      await expect(connection.mediaMark()).resolves.toBe(packets);
+    }
+    expect(FakeStatsReport.walks).toBe(3);
+    // The stream stalled and the publisher's new SSRC brought a new one: the walk finds it.
+    stats = [
+      { id: 'IT01V1', type: 'inbound-rtp', packetsReceived: 19 },
+      { id: 'IT01V2', type: 'inbound-rtp', packetsReceived: 4 },
+    ];
+    await expect(connection.mediaMark()).resolves.toBe(23);
+    expect(FakeStatsReport.walks).toBe(4);
+    stats = [
+      { id: 'IT01V1', type: 'inbound-rtp', packetsReceived: 19 },
+      { id: 'IT01V2', type: 'inbound-rtp', packetsReceived: 9 },
+    ];
+    await expect(connection.mediaMark()).resolves.toBe(28);
+    expect(FakeStatsReport.walks).toBe(4);
+    // Nothing new: the mark stands still, and is the whole report's.
+    await expect(connection.mediaMark()).resolves.toBe(28);
+    expect(FakeStatsReport.walks).toBe(5);
+    // A stream gone: walked again, and the figure is that of the streams left.
+    stats = [{ id: 'IT01V2', type: 'inbound-rtp', packetsReceived: 11 }];
+    await expect(connection.mediaMark()).resolves.toBe(11);
+    expect(FakeStatsReport.walks).toBe(6);
+    stats = [];
+    await expect(connection.mediaMark()).resolves.toBeNull();
   });
 
   it('replays the events raised before the first subscriber', async () => {
