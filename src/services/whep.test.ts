@@ -57,14 +57,28 @@ class FakePeerConnection extends EventTarget {
 }
 
 /** A stats report that counts how often it was walked, and answers `get` like the browser's. */
-class FakeStatsReport extends Map<string, { id: string; type: string; packetsReceived?: number }> {
+type FakeStat = { id?: string; type: string; packetsReceived?: number };
+class FakeStatsReport extends Map<string, FakeStat> {
   static walks = 0;
-  constructor(stats: { id: string; type: string; packetsReceived?: number }[]) {
-    super(stats.map((stat) => [stat.id, stat]));
+  constructor(stats: FakeStat[]) {
+    super(stats.map((stat, i) => [stat.id ?? `no id ${i}`, stat]));
   }
-  override forEach(...args: Parameters<Map<string, { id: string; type: string; packetsReceived?: number }>['forEach']>) {
+  override forEach(...args: Parameters<Map<string, FakeStat>['forEach']>) {
     FakeStatsReport.walks += 1;
     super.forEach(...args);
+  }
+  // Every other way through the report is a walk too: each turns every statistic into an object.
+  override values() {
+    FakeStatsReport.walks += 1;
+    return super.values();
+  }
+  override entries() {
+    FakeStatsReport.walks += 1;
+    return super.entries();
+  }
+  override [Symbol.iterator]() {
+    FakeStatsReport.walks += 1;
+    return super[Symbol.iterator]();
   }
 }
 
@@ -183,7 +197,7 @@ describe('whep', () => {
   it("marks the video receiver's inbound packets, reading the stream by its id once found and walking the report again when the reading stands still", async () => {
     const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
     const connection = await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
-    let stats: { id: string; type: string; packetsReceived?: number }[] = [];
+    let stats: FakeStat[] = [];
     const others = [
       { id: 'C1', type: 'codec' },
       { id: 'T1', type: 'transport' },
@@ -229,6 +243,22 @@ describe('whep', () => {
     expect(FakeStatsReport.walks).toBe(6);
     stats = [];
     await expect(connection.mediaMark()).resolves.toBeNull();
+  });
+
+  it('walks the report every time when a stream has no id to read it by (the specification gives every statistic one)', async () => {
+    const { service } = setup(() => Promise.resolve({ status: 201, text: 'v=0 answer' }));
+    const connection = await service.connect({ srsLink: '', roomId: 'r' }, new AbortController().signal);
+    let stats: FakeStat[] = [];
+    FakePeerConnection.last!.receivers = [{ track: { kind: 'video' }, getStats: () => Promise.resolve(new FakeStatsReport(stats)) }];
+    FakeStatsReport.walks = 0;
+    for (const [i, packets] of [5, 8, 8, 13].entries()) {
+      stats = [
+        { id: 'IT01V1', type: 'inbound-rtp', packetsReceived: 100 },
+        { type: 'inbound-rtp', packetsReceived: packets },
+      ];
+      await expect(connection.mediaMark()).resolves.toBe(100 + packets);
+      expect(FakeStatsReport.walks).toBe(i + 1);
+    }
   });
 
   it('replays the events raised before the first subscriber', async () => {

@@ -192,8 +192,10 @@ type InboundStat = { type?: string; id?: string; packetsReceived?: number };
  * (`report.get`): walking the report (`forEach`) turns every statistic in it into a
  * JavaScript object, and only the inbound RTP ones are wanted, one in nine of the video
  * receiver's. The report is walked again whenever that reading did not move (a stream gone,
- * or a new one, e.g. after the publisher changed its SSRC, or no media at all), so a mark
- * that stands still is always the whole report's.
+ * no media at all, or streams that stalled while a new one flows: a publisher's new SSRC is
+ * found once the old stream stands still), so a mark that stands still is always the whole
+ * report's. A stream without an id (which the specification does not allow) is summed on
+ * every call by walking every time.
  */
 function mediaMarkReader(pc: RTCPeerConnection): () => Promise<number | null> {
   let ids: string[] = [];
@@ -212,12 +214,14 @@ function mediaMarkReader(pc: RTCPeerConnection): () => Promise<number | null> {
   };
   const walk = (report: RTCStatsReport): number | null => {
     let packets = 0;
-    ids = [];
+    let found: string[] | null = [];
     report.forEach((stat: InboundStat) => {
       if (stat.type !== 'inbound-rtp') return;
-      if (stat.id) ids.push(stat.id);
+      if (stat.id) found?.push(stat.id);
+      else found = null;
       packets += stat.packetsReceived ?? 0;
     });
+    ids = found ?? [];
     return packets > 0 ? packets : null;
   };
   return async () => {
