@@ -294,11 +294,24 @@ describe('call mode: sentences', () => {
     expect(vi.mocked(voice().service.holdAvatarVoice).mock.calls).toEqual([[true], [false]]);
   });
 
+  // Issue 45: the first version of the warm-up lowered the avatar from every Start call tap
+  // until it had spoken 3 s, so the first 3.6 s of every call's first answer were lost.
+  it('a call started while the avatar is silent leaves its voice alone: the first answer plays at full voice from its first word', async () => {
+    await startCall();
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    await h.advance(AEC_WARMUP_MS * 2);
+    expect(voice().service.setAvatarVolume).not.toHaveBeenCalled();
+    h.dispatch(callLeft());
+    await h.flush();
+    expect(voice().service.setAvatarVolume).not.toHaveBeenCalled();
+  });
+
   // Issue 27: AEC3's first seconds suppress the visitor's voice whenever the avatar plays; a
-  // question over the greeting arrived in scraps. The avatar is lowered until it has spoken
-  // AEC_WARMUP_MS with the microphone open, then brought back.
-  it("lowers the avatar's voice from the Start call tap until it has spoken 3 s with the microphone open, then brings it back", async () => {
+  // question over the greeting arrived in scraps. The reply playing at the tap is lowered
+  // until it has spoken AEC_WARMUP_MS with the microphone open, then brought back.
+  it("lowers a reply playing at the Start call tap until it has spoken 3 s with the microphone open, then brings it back", async () => {
     const volume = () => vi.mocked(voice().service.setAvatarVolume).mock.calls.at(-1)?.[0];
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-0' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-0' });
     h.dispatch(callRequested());
     expect(voice().service.setAvatarVolume).toHaveBeenCalledWith(WARMUP_VOLUME);
     // Lowered before the microphone was asked for.
@@ -307,22 +320,50 @@ describe('call mode: sentences', () => {
     );
     await h.flush();
     voice().pipeline().pcm(1);
-    // A silent avatar warms nothing: the time does not count.
-    await h.advance(AEC_WARMUP_MS * 2);
+    await h.advance(AEC_WARMUP_MS - WARMUP_TICK_MS);
     expect(volume()).toBe(WARMUP_VOLUME);
-    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
-    await h.advance(AEC_WARMUP_MS - WARMUP_TICK_MS * 2);
-    expect(volume()).toBe(WARMUP_VOLUME);
-    await h.advance(WARMUP_TICK_MS * 2 + 1000);
+    await h.advance(WARMUP_TICK_MS + 1000);
     expect(volume()).toBe(1);
     const steps = vi.mocked(voice().service.setAvatarVolume).mock.calls.map(([v]) => v);
     expect(steps.length).toBeGreaterThan(3);
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
   });
 
-  it("hanging up during the warm-up gives the avatar its full voice back at once", async () => {
+  for (const [how, frames] of [
+    ['ends', [{ msg_type: 'command', command: 'nlp_end', msg_id: 'r-0' }]],
+    ['gives way to the next reply', [{ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }]],
+  ] as const) {
+    it(`a lowered reply that ${how} before the warm-up is over gives the avatar its full voice back at once, for the next reply's first word`, async () => {
+      await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-0' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-0' });
+      await startCall();
+      await h.advance(WARMUP_TICK_MS);
+      expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME]]);
+      await h.server(...frames);
+      expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+      // The next reply is not lowered, and the warm-up's ramp does not come back later.
+      await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-2' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-2' });
+      await h.advance(AEC_WARMUP_MS * 2);
+      expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+    });
+  }
+
+  it('a lowered reply interrupted by the visitor gives the avatar its full voice back; the answer after it is held only until it begins', async () => {
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-0' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-0' });
     await startCall();
-    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
+    voice().pipeline().speechStart();
+    await h.flush();
+    // The barge-in holds the avatar's voice and breaks: the lowered reply is over.
+    expect(vi.mocked(voice().service.holdAvatarVoice).mock.calls).toEqual([[true]]);
+    expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' });
+    expect(vi.mocked(voice().service.holdAvatarVoice).mock.calls).toEqual([[true], [false]]);
+    await h.advance(AEC_WARMUP_MS * 2);
+    expect(vi.mocked(voice().service.setAvatarVolume).mock.calls).toEqual([[WARMUP_VOLUME], [1]]);
+  });
+
+  it("hanging up during the warm-up gives the avatar its full voice back at once", async () => {
+    await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-0' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-0' });
+    await startCall();
     await h.advance(1000);
     h.dispatch(callLeft());
     await h.flush();

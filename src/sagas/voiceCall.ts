@@ -24,12 +24,13 @@ import {
   micAccessGranted,
   selectAvatarActivity,
   selectHoldPhase,
+  selectSpeakingReply,
 } from '../features/voice/voiceSlice.ts';
 import { createLogger } from '../services/logger.ts';
 import type { CallPipeline } from '../services/voice.ts';
 import { createVoiceEvents } from './channels/voiceChannel.ts';
 import { services } from './context.ts';
-import { lowerAvatarForWarmup, warmEchoCanceller } from './echoWarmup.ts';
+import { lowerForWarmup, warmEchoCanceller } from './echoWarmup.ts';
 import { converse, thresholdsFor } from './voiceConversation.ts';
 import { createVoiceScope, isSessionOver, micFailureNotice, micFailureOf } from './voiceResources.ts';
 
@@ -45,6 +46,9 @@ function* runCall() {
     return;
   }
   const avatarSpeaking = (yield* select(selectAvatarActivity)) === 'speaking';
+  // A reply already playing at the tap is lowered while the echo canceller warms up; a silent
+  // avatar is left at full voice (echoWarmup.ts).
+  const lowered = yield* select(selectSpeakingReply);
   yield* put(callStarting());
 
   const farEnd = remoteMedia.get();
@@ -56,8 +60,8 @@ function* runCall() {
   try {
     let pipeline: CallPipeline;
     try {
-      // Before the microphone opens: the echo canceller's first seconds hear the avatar low.
-      lowerAvatarForWarmup(voice);
+      // Before the microphone opens: the echo canceller's first seconds hear that reply low.
+      if (lowered !== null) lowerForWarmup(voice);
       const starting = voice.startPipeline({
         ...events.pipelineCallbacks,
         onPcm16: feed.write,
@@ -77,14 +81,14 @@ function* runCall() {
       return;
     }
     yield* put(micAccessGranted());
-    warmup = yield* fork(warmEchoCanceller, voice);
+    if (lowered !== null) warmup = yield* fork(warmEchoCanceller, voice, lowered);
     yield* put(callEntered());
     entered = true;
     log.info('call started');
     yield* call(converse, { voice, pipeline, events, feed, scope, asr, avatarSpeaking, echoGated: farEnd !== null, farEnd });
   } finally {
     if (warmup) yield* cancel(warmup);
-    voice.setAvatarVolume(1);
+    if (lowered !== null) voice.setAvatarVolume(1);
     scope.close();
     events.close();
     feed.close();

@@ -186,6 +186,8 @@ export const voiceSlice = createSlice({
     selectAvatarActivity: (state) => state.avatar,
     /** The avatar has begun a reply (nlp_ready or nlp_running) that has neither ended nor been interrupted. */
     selectReplyUnderWay: (state) => state.replyId !== null,
+    /** The reply the avatar is speaking now (its msg_id), or null. */
+    selectSpeakingReply: (state) => (state.avatar === 'speaking' ? state.replyId : null),
     selectHypothesis: (state) => state.hypothesis,
     selectMicDenied: (state) => state.micDenied,
     selectVoiceStatus: (state): VoiceStatus => {
@@ -229,6 +231,7 @@ export const {
   selectHearing,
   selectAvatarActivity,
   selectReplyUnderWay,
+  selectSpeakingReply,
   selectHypothesis,
   selectMicDenied,
   selectVoiceStatus,
