@@ -116,7 +116,7 @@ describe("the echo gate hears the avatar at the volume the page plays it", () =>
     const b = fakeBrowser();
     const voice = createVoiceService({ speechHost: null }, b.deps);
     const volumes = (i: number) => b.worklets[i]!.control.filter((m) => m.type === 'farVolume').map((m) => (m as { volume: number }).volume);
-    // The echo canceller's warm-up lowers the avatar from the Start call tap, before the call's
+    // The echo canceller's warm-up lowers a reply playing at the Start call tap, before the call's
     // pipeline exists: the gate must not compare the visitor with the avatar at full level.
     voice.setAvatarVolume(0.005);
     const call = await voice.startPipeline({});

@@ -174,7 +174,7 @@ describe('capture-processor', () => {
     quanta(36);
     await settle();
     expect(silent(t.frames[1])).toBe(true);
-    // The echo canceller's warm-up plays the avatar at 0.005 (−46 dB): its echo is that much
+    // The echo canceller's warm-up plays the greeting at 0.005 (−46 dB): its echo is that much
     // quieter, and the microphone's 25 dB below the received audio is the visitor, once the
     // echo of what played loud before (the gate's last two frames) is past.
     t.node.postMessage({ type: 'farVolume', volume: 0.005 });
