@@ -10,10 +10,14 @@
  *   - echo path: bench/capture.mjs's acoustic path (the avatar's sink looped back into the
  *     default microphone 80 ms late at −10 dB, Chromium's real capture, no fake device), and
  *     the question played into it with paplay 1.5 s after the tap.
- * Two moments:
+ * Three moments:
  *   - over the greeting: the call starts while the avatar speaks its greeting (the stand-in's
  *     fault greeting-long makes it 25 s, so the call never races its end);
- *   - silent avatar: the call starts after the greeting is over.
+ *   - silent avatar: the call starts after the greeting is over;
+ *   - over the first answer (echo path only: without an echo there is nothing for the echo
+ *     canceller to suppress): as silent avatar, then a second question, "what are your
+ *     opening hours", played 1 s into the avatar's answer to the first, which now plays at
+ *     full voice to a canceller still in its first seconds. The second question is the one judged.
  * Two builds, in the same run, against the same stand-in:
  *   - app: this checkout;
  *   - before: the reference (commit REFERENCE_REF, built from git here), the app whose echo
@@ -52,6 +56,10 @@ const RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_RUNS ?? 20);
 const REFERENCE_RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_REFERENCE_RUNS ?? RUNS);
 const QUESTION = 'where is the nearest store';
 const QUESTION_FILE = join(ROOT, 'tests', 'fixtures', 'q-nearest-store.wav');
+const SECOND_QUESTION = 'what are your opening hours';
+const SECOND_FILE = join(ROOT, 'tests', 'fixtures', 'q-opening-hours.wav');
+/** When the visitor asks the second question, after the first answer began to speak (ms). */
+const INTO_ANSWER_MS = 1000;
 /** When the visitor starts, after the tap on Start call. */
 const LEAD_S = 1.5;
 const COUPLING_DB = -10;
@@ -69,7 +77,11 @@ const REFERENCE_DIR = join(ROOT, '.cache', 'bench-dist-first-words-before');
 /** FIRST_WORDS_ONLY="echo path:over the greeting" measures that cell alone (its row is written; the others are not). */
 const ONLY = process.env.FIRST_WORDS_ONLY?.split(':') ?? null;
 const WAYS = ['null sink', 'echo path'].filter((w) => !ONLY || w === ONLY[0]);
-const MOMENTS = ['over the greeting', 'silent avatar'].filter((m) => !ONLY || m === ONLY[1]);
+const OVER_ANSWER = 'over the first answer';
+const momentsOf = (way) =>
+  ['over the greeting', 'silent avatar', ...(way === 'echo path' ? [OVER_ANSWER] : [])].filter((m) => !ONLY || m === ONLY[1]);
+/** The question a cell judges. */
+const questionOf = (moment) => (moment === OVER_ANSWER ? SECOND_QUESTION : QUESTION);
 const BUILDS = [
   { name: 'app', dir: APP_DIR, runs: RUNS },
   { name: 'before', dir: REFERENCE_DIR, runs: REFERENCE_RUNS },
@@ -143,9 +155,40 @@ async function answerHeard(page, tappedAt) {
   return heard;
 }
 
+/** The first visitor message the app sent from `from` on (page clock), within 20 s, or null. */
+async function messageFrom(page, from) {
+  let message = null;
+  await until(
+    async () => {
+      const sent = await page.evaluate(() => window.__sent);
+      message = sent.find((s) => s.t >= from && s.frame.type === 'message_text' && s.frame.source === 'nlpmsg') ?? null;
+      return message !== null;
+    },
+    'the question sent',
+    20_000,
+  ).catch(() => {});
+  return message;
+}
+
+/** Over the first answer: once it has spoken INTO_ANSWER_MS, the second question; when it was asked (page clock), or null. */
+async function askOverAnswer(page, server, tappedAt) {
+  let first = null;
+  await until(
+    async () => (first = replyAfter((await page.evaluate(() => window.__avatarTimeline)).commands, tappedAt)) !== null,
+    'the first answer speaking',
+    ANSWER_TIMEOUT_MS,
+  ).catch(() => {});
+  if (!first) return null;
+  const now = await page.evaluate(() => Date.now());
+  await page.waitForTimeout(Math.max(0, first.speakingAt + INTO_ANSWER_MS - now));
+  const askedAt = await page.evaluate(() => Date.now());
+  await paplay(server, SECOND_FILE);
+  return askedAt;
+}
+
 /**
- * One call: the text the app sent for the question (or null), and how its answer was heard
- * (or null). Over the greeting, the call starts once it is spoken (25 s: the call never races its end).
+ * One call: the text the app sent for the question judged (or null), and how its answer was
+ * heard (or null). Over the greeting, the call starts once it is spoken (25 s: the call never races its end).
  */
 async function call(browser, base, server, { way, moment }) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-US' });
@@ -170,17 +213,14 @@ async function call(browser, base, server, { way, moment }) {
       await page.waitForTimeout(LEAD_S * 1000);
       await paplay(server, QUESTION_FILE);
     }
-    let message = null;
-    await until(
-      async () => {
-        const sent = await page.evaluate(() => window.__sent);
-        message = sent.find((s) => s.t >= tappedAt && s.frame.type === 'message_text' && s.frame.source === 'nlpmsg') ?? null;
-        return message !== null;
-      },
-      'the question sent',
-      20_000,
-    ).catch(() => {});
-    const answer = message ? await answerHeard(page, tappedAt) : null;
+    let message = await messageFrom(page, tappedAt);
+    let askedAt = tappedAt;
+    if (moment === OVER_ANSWER) {
+      // The first question unheard leaves no answer to speak over: the run judges nothing.
+      askedAt = message ? await askOverAnswer(page, server, tappedAt) : null;
+      message = askedAt === null ? null : await messageFrom(page, askedAt);
+    }
+    const answer = message ? await answerHeard(page, askedAt) : null;
     await page.getByRole('button', { name: 'End chat', exact: true }).click().catch(() => {});
     await page.waitForTimeout(500);
     return { text: message?.frame.text ?? null, answer };
@@ -190,8 +230,8 @@ async function call(browser, base, server, { way, moment }) {
   }
 }
 
-await runBench('first-words', { what: "a question in a call's first seconds, over the greeting and with the avatar silent", chromium: CHROMIUM_PATH }, async (report) => {
-  report.settings = { runs: RUNS, referenceRuns: REFERENCE_RUNS, answerWindowMs: ANSWER_WINDOW_MS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, reference: REFERENCE_REF, only: ONLY?.join(':') ?? 'every cell' };
+await runBench('first-words', { what: "a question in a call's first seconds (over the greeting, with the avatar silent, over its first answer), and the answer after it as the visitor heard it", chromium: CHROMIUM_PATH }, async (report) => {
+  report.settings = { runs: RUNS, referenceRuns: REFERENCE_RUNS, answerWindowMs: ANSWER_WINDOW_MS, leadSeconds: LEAD_S, couplingDb: COUPLING_DB, question: QUESTION, secondQuestion: SECOND_QUESTION, intoAnswerMs: INTO_ANSWER_MS, reference: REFERENCE_REF, only: ONLY?.join(':') ?? 'every cell' };
   if (process.env.BENCH_SKIP_BUILD !== '1' || !existsSync(join(APP_DIR, 'index.html'))) buildApp(APP_DIR);
   buildAppAt(REFERENCE_REF, REFERENCE_DIR, 'first-words');
   const rows = [];
@@ -206,7 +246,7 @@ await runBench('first-words', { what: "a question in a call's first seconds, ove
         for (const build of BUILDS) {
           const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: build.dir } });
           try {
-            for (const moment of MOMENTS) {
+            for (const moment of momentsOf(way)) {
               const texts = [];
               const answers = [];
               for (let i = 0; i < build.runs; i += 1) {
@@ -215,7 +255,7 @@ await runBench('first-words', { what: "a question in a call's first seconds, ove
                 answers.push(answer);
                 process.stdout.write(`[first-words] ${build.name}, ${way}, ${moment} #${i + 1}: ${JSON.stringify(text)}, answer ${JSON.stringify(answer)}\n`);
               }
-              const heard = texts.filter((t) => t !== null && wordAccuracy(QUESTION, t) === 1).length;
+              const heard = texts.filter((t) => t !== null && wordAccuracy(questionOf(moment), t) === 1).length;
               rows.push({ build: build.name, way, moment, runs: build.runs, heard, rate: heard / build.runs, texts, answers });
             }
           } finally {
