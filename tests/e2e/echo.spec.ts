@@ -13,6 +13,7 @@ import { installCounters } from './support/counters.ts';
 import { clearEvents, events, signalingFrames } from './support/standin.ts';
 import { installTestMicrophone, testMicrophoneArgs, type Playing } from '../support/testMicrophone.ts';
 import { LONG_REPLY } from '../support/longReply.ts';
+import { expectHeardFromFirstWord, pageClock, recordAvatar } from './support/voice.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const FILES = { silence: FIXTURES + 'silence-3s.wav', question: FIXTURES + 'q-nearest-store.wav' };
@@ -25,6 +26,7 @@ const button = (page: Page, name: string) => page.getByRole('button', { name, ex
 /** A live session whose greeting is over, then a call with the test microphone playing `play`. */
 async function callWithEcho(page: Page, play: Playing) {
   await page.addInitScript(installTestMicrophone, testMicrophoneArgs(FILES, play));
+  await recordAvatar(page);
   await presetLang(page, 'en');
   // The stand-in's events are shared by every test: from here on they are this session's.
   await clearEvents(page.request);
@@ -102,7 +104,10 @@ test('after a media reconnect mid-call, the echo at −25 dB still does not inte
   await expect(alertBox(page)).toHaveCount(0);
   await expect(button(page, 'Hang up')).toBeVisible();
 
+  const askedAt = await pageClock(page);
   const id = await sayLongReply(page);
+  // The new stream plays at full voice from the reply's first word.
+  expect(await expectHeardFromFirstWord(page, askedAt)).toBe(id);
   let end: Record<string, unknown> | undefined;
   await expect
     .poll(async () => (end = signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_end' && f.msg_id === id)), { timeout: 60_000 })
@@ -116,12 +121,14 @@ test('after a media reconnect mid-call, the echo at −25 dB still does not inte
   // The next reply, and the visitor's question 6 s into it.
   const next = await sayLongReply(page);
   await page.waitForTimeout(6000);
-  await page.evaluate(() => window.__testMicrophone!.say('question'));
+  const saidAt = await page.evaluate(() => window.__testMicrophone!.say('question'));
   await expect
     .poll(async () => signalingFrames(await events(page.request), 'in').filter((f) => f.type === 'message_text' && f.source === 'nlpmsg').map((f) => String(f.text)), {
       timeout: 60_000,
     })
     .toEqual([expect.stringMatching(/^where is the nearest store\??$/i)]);
   expect(signalingFrames(await events(page.request), 'out').find((f) => f.command === 'nlp_end' && f.msg_id === next)).toMatchObject({ interrupted: true });
+  // Interrupted, the avatar's voice was held; the answer to the question is heard from its first word.
+  await expectHeardFromFirstWord(page, saidAt);
   await button(page, 'Hang up').click();
 });

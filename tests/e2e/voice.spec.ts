@@ -30,6 +30,7 @@ import {
   REPLY_MS,
   startCall,
   toSpeakMode,
+  typeQuestion,
   words,
 } from './support/voice.ts';
 import { avatarAudioPlayingInPage, emulateAudioInterruptions } from './support/pageShims.ts';
@@ -278,6 +279,29 @@ test.describe("the first seconds of a call", () => {
     expect(answerStart, 'the answer judged is a reply the stand-in sent').toBeDefined();
   });
 
+  test('hanging up over the lowered greeting gives the avatar its full voice back at once, and a typed question after it is answered at full voice', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    await clearEvents(request);
+    await setFaults(request, 'greeting-long');
+    await goLive(page);
+    await expect
+      .poll(async () => signalingFrames(await events(request), 'out').some((f) => f.command === 'nlp_running'), { timeout: 30_000, message: 'the greeting is being spoken' })
+      .toBe(true);
+    await startCall(page);
+    // Before the question (1.5 s after the microphone opened) and within the warm-up.
+    await button(page, 'voice.hangUp').click();
+    const hungUpAt = await pageClock(page);
+    await expect(button(page, 'voice.startCall')).toBeVisible();
+    await expect
+      .poll(async () => (await page.evaluate(() => window.__avatarTimeline!)).loudness.at(-1)?.loudness, { message: 'the greeting at full voice again' })
+      .toBe(1);
+    const back = (await page.evaluate(() => window.__avatarTimeline!)).loudness.at(-1)!;
+    expect(back.t - hungUpAt, 'ms from the hang-up to the full voice').toBeLessThanOrEqual(300);
+    const askedAt = await pageClock(page);
+    await typeQuestion(page, 'what are your opening hours');
+    await expectHeardFromFirstWord(page, askedAt);
+  });
+
   test('a question spoken over the avatar\'s greeting is heard word for word, interrupts it and is answered', async ({ page, request }) => {
     test.setTimeout(120_000);
     // The stand-in's events are shared by every test: from here on they are this session's.
@@ -323,6 +347,7 @@ test.describe('call controls', () => {
     // moment it opens is the visitor's, and a sentence under way would rightly be sent.
     await page.addInitScript(installTestMicrophone, testMicrophoneArgs(MUTE_FILES, { file: 'silence', loop: true, leadSeconds: 0 }));
     await installMicProbe(page);
+    await recordAvatar(page);
     await goLive(page);
     await startCall(page);
     await snap(page, 'voice-call-390x844');
@@ -350,8 +375,11 @@ test.describe('call controls', () => {
 
     await button(page, 'voice.unmuteMicrophone').click();
     await expect(button(page, 'voice.muteMicrophone')).toBeVisible();
+    const unmutedAt = await pageClock(page);
     await page.evaluate(() => window.__testMicrophone!.say('question'));
     await expect(ownMessages(page).nth(before)).toContainText(Q1, { timeout: REPLY_MS });
+    // Muting the microphone never touches the avatar: its answer is heard from its first word.
+    await expectHeardFromFirstWord(page, unmutedAt);
   });
 
   // Issue 29: iOS gives the page's audio to a phone call or Siri; asking an interrupted
@@ -360,6 +388,7 @@ test.describe('call controls', () => {
     test.setTimeout(180_000);
     await installMicProbe(page);
     await page.addInitScript(emulateAudioInterruptions);
+    await recordAvatar(page);
     await goLive(page);
     await startCall(page);
     const shim = () => page.evaluate(() => ({ ...window.__audioInterruptions! }));
@@ -386,6 +415,7 @@ test.describe('call controls', () => {
     await expect(button(page, 'voice.hangUp')).toBeVisible();
 
     // The interruption ends: the context is suspended, asked back, and the call listens again.
+    const backAt = await pageClock(page);
     await page.evaluate(() => window.__audioInterruptions!.end());
     await expect.poll(async () => (await shim()).resumes).toBeGreaterThan(0);
     await expect(page.getByText(text('en', 'voice.state.paused'))).toHaveCount(0);
@@ -393,6 +423,9 @@ test.describe('call controls', () => {
     await expect(ownMessages(page).nth(before)).toBeVisible({ timeout: REPLY_MS });
     await expect.poll(() => answers.count(), { timeout: REPLY_MS, message: "a question after the interruption is answered" }).toBeGreaterThan(answered);
     expect((await shim()).resumesWhileInterrupted).toBe(0);
+    // The first reply after it is heard from its first word, until the looped file's next
+    // question talks over it.
+    await expectHeardFromFirstWord(page, backAt, { untilBreak: true });
   });
 
   test('ten calls in a row share one voice detector and leave no AudioContext or microphone track behind', async ({ page }) => {

@@ -2,7 +2,7 @@
  * What the visitor hears of the avatar (test and benchmark harness only, never shipped): a
  * page script that notes, on the Date.now() clock, the avatar's `<audio>` loudness as the
  * page plays it (0 while muted or paused, its volume otherwise) whenever it changes, and
- * every command frame the signaling socket receives; and the Node side that reads from them
+ * every command frame the signaling socket receives and every break it sends; and the Node side that reads from them
  * how long a reply played under half volume. tests/e2e/voice.spec.ts and
  * bench/first-words.mjs use both.
  */
@@ -18,11 +18,15 @@ export interface CommandMark {
   t: number;
   command: string;
   msgId: string | null;
+  /** On nlp_end: the reply was cut short by a break. */
+  interrupted?: boolean;
 }
 
 export interface AvatarTimeline {
   loudness: LoudnessMark[];
   commands: CommandMark[];
+  /** When the page sent a break (the visitor interrupting the avatar). */
+  breaks: number[];
 }
 
 declare global {
@@ -39,7 +43,7 @@ export const LOUDNESS_POLL_MS = 10;
  * serialized into the page, so its poll interval is passed in.
  */
 export function recordAvatarTimeline(pollMs: number): void {
-  const timeline: AvatarTimeline = { loudness: [], commands: [] };
+  const timeline: AvatarTimeline = { loudness: [], commands: [], breaks: [] };
   Object.defineProperty(window, '__avatarTimeline', { value: timeline, enumerable: false });
   let last: number | null = null;
   setInterval(() => {
@@ -54,13 +58,25 @@ export function recordAvatarTimeline(pollMs: number): void {
   class Noted extends Native {
     constructor(url: string | URL, protocols?: string | string[]) {
       super(url, protocols);
+      const send = this.send.bind(this);
+      this.send = (data) => {
+        if (typeof data === 'string' && data.includes('"break"')) {
+          try {
+            if ((JSON.parse(data) as { type?: unknown }).type === 'break') timeline.breaks.push(Date.now());
+          } catch {
+            // not JSON: a speech service frame
+          }
+        }
+        send(data);
+      };
       // Before the app's own listener: the time the frame arrived.
       this.addEventListener('message', (event: MessageEvent<unknown>) => {
         if (typeof event.data !== 'string' || !event.data.startsWith('{')) return;
         try {
-          const frame = JSON.parse(event.data) as { msg_type?: unknown; command?: unknown; msg_id?: unknown };
+          const frame = JSON.parse(event.data) as { msg_type?: unknown; command?: unknown; msg_id?: unknown; interrupted?: unknown };
           if (frame.msg_type !== 'command' || typeof frame.command !== 'string') return;
-          timeline.commands.push({ t: Date.now(), command: frame.command, msgId: typeof frame.msg_id === 'string' ? frame.msg_id : null });
+          const msgId = typeof frame.msg_id === 'string' ? frame.msg_id : null;
+          timeline.commands.push({ t: Date.now(), command: frame.command, msgId, ...(frame.interrupted === true ? { interrupted: true } : {}) });
         } catch {
           // not JSON: a speech service frame
         }
@@ -109,10 +125,14 @@ export function replyAfter(commands: CommandMark[], after: number): HeardReply |
 
 /**
  * How a reply was heard: ms under half volume in its first second, and in its first
- * `windowMs` (or until it ended, if sooner).
+ * `windowMs` (or until it ended, if sooner). `untilBreak`: only until the page sent a break,
+ * for a test whose visitor talks over replies (the app holds the avatar's voice from their
+ * first word, as it should); a benchmark whose visitor is silent by then counts a break,
+ * the avatar interrupted by its own echo, as the loss it is.
  */
-export function replyLoudness(timeline: AvatarTimeline, reply: HeardReply, windowMs: number) {
-  const to = Math.min(reply.speakingAt + windowMs, reply.endedAt ?? Infinity);
+export function replyLoudness(timeline: AvatarTimeline, reply: HeardReply, windowMs: number, { untilBreak = false } = {}) {
+  const interrupted = untilBreak ? timeline.breaks.find((t) => t >= reply.speakingAt) : undefined;
+  const to = Math.min(reply.speakingAt + windowMs, reply.endedAt ?? Infinity, interrupted ?? Infinity);
   return {
     firstSecondUnderHalfMs: underHalfMs(timeline.loudness, reply.speakingAt, Math.min(reply.speakingAt + 1000, to)),
     underHalfMs: underHalfMs(timeline.loudness, reply.speakingAt, to),

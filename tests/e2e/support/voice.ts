@@ -118,9 +118,10 @@ const START_ALLOWANCE_MS = 300;
 /**
  * The first reply that began after `after` (Date.now() in the page) plays at full voice from
  * its first word: under half volume for at most 300 ms of its first second and of its first
- * HEARD_WINDOW_MS. Needs recordAvatar before the page loaded; returns the reply's msg_id.
+ * HEARD_WINDOW_MS. `untilBreak`: judged only until the visitor talked over it (a break went
+ * up). Needs recordAvatar before the page loaded; returns the reply's msg_id.
  */
-export async function expectHeardFromFirstWord(page: Page, after: number): Promise<string> {
+export async function expectHeardFromFirstWord(page: Page, after: number, { untilBreak = false } = {}): Promise<string> {
   let heard: ReturnType<typeof replyLoudness> | null = null;
   let msgId = '';
   await expect
@@ -130,8 +131,9 @@ export async function expectHeardFromFirstWord(page: Page, after: number): Promi
         const reply = replyAfter(timeline.commands, after);
         if (!reply) return 'no reply has begun to speak yet';
         const now = await pageClock(page);
-        if (reply.endedAt === null && now < reply.speakingAt + HEARD_WINDOW_MS) return 'the reply is still in its first seconds';
-        heard = replyLoudness(timeline, reply, HEARD_WINDOW_MS);
+        const stop = untilBreak ? timeline.breaks.some((t) => t >= reply.speakingAt) : false;
+        if (!stop && reply.endedAt === null && now < reply.speakingAt + HEARD_WINDOW_MS) return 'the reply is still in its first seconds';
+        heard = replyLoudness(timeline, reply, HEARD_WINDOW_MS, { untilBreak });
         msgId = reply.msgId;
         return 'heard';
       },
