@@ -50,7 +50,7 @@ import { isQuick, runBench } from './_report.mjs';
 import { sentFrames, wordAccuracy } from './_echo.mjs';
 
 const { startAudioOutput, pactl, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
-const { LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter, replyLoudness } = await tsImport('../tests/support/avatarLoudness.ts', import.meta.url);
+const { judgeReply, LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter } = await tsImport('../tests/support/avatarLoudness.ts', import.meta.url);
 
 const RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_RUNS ?? 20);
 const REFERENCE_RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_REFERENCE_RUNS ?? RUNS);
@@ -140,19 +140,13 @@ async function until(check, what, timeoutMs = 60_000) {
 async function answerHeard(page, tappedAt) {
   let heard = null;
   await until(
-    async () => {
-      const timeline = await page.evaluate(() => window.__avatarTimeline);
-      const reply = replyAfter(timeline.commands, tappedAt);
-      if (!reply) return false;
-      const now = await page.evaluate(() => Date.now());
-      if (reply.endedAt === null && now < reply.speakingAt + ANSWER_WINDOW_MS) return false;
-      heard = replyLoudness(timeline, reply, ANSWER_WINDOW_MS);
-      return true;
-    },
+    async () => (heard = judgeReply(await page.evaluate(() => window.__avatarTimeline), tappedAt, await page.evaluate(() => Date.now()), ANSWER_WINDOW_MS)) !== null,
     "the answer's first seconds",
     ANSWER_TIMEOUT_MS,
   ).catch(() => {});
-  return heard;
+  if (!heard) return null;
+  const { firstSecondUnderHalfMs, underHalfMs, heardMs } = heard;
+  return { firstSecondUnderHalfMs, underHalfMs, heardMs };
 }
 
 /** The first visitor message the app sent from `from` on (page clock), within 20 s, or null. */

@@ -22,7 +22,6 @@ import {
   callStarting,
   micAccessFailed,
   micAccessGranted,
-  selectAvatarActivity,
   selectHoldPhase,
   selectSpeakingReply,
 } from '../features/voice/voiceSlice.ts';
@@ -45,10 +44,10 @@ function* runCall() {
     yield* put(alertShown({ id: catalogue.asrConfigFailed.id }));
     return;
   }
-  const avatarSpeaking = (yield* select(selectAvatarActivity)) === 'speaking';
   // A reply already playing at the tap is lowered while the echo canceller warms up; a silent
   // avatar is left at full voice (echoWarmup.ts).
   const lowered = yield* select(selectSpeakingReply);
+  const avatarSpeaking = lowered !== null;
   yield* put(callStarting());
 
   const farEnd = remoteMedia.get();

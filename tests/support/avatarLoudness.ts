@@ -124,6 +124,19 @@ export function replyAfter(commands: CommandMark[], after: number): HeardReply |
 }
 
 /**
+ * The first reply that began after `after`, judged once its first `windowMs` have played (or
+ * it ended, or, with `untilBreak`, the visitor talked over it): its msg_id and replyLoudness;
+ * null until then. `now` is the page's Date.now().
+ */
+export function judgeReply(timeline: AvatarTimeline, after: number, now: number, windowMs: number, { untilBreak = false } = {}) {
+  const reply = replyAfter(timeline.commands, after);
+  if (!reply) return null;
+  const talkedOver = untilBreak && timeline.breaks.some((t) => t >= reply.speakingAt);
+  if (!talkedOver && reply.endedAt === null && now < reply.speakingAt + windowMs) return null;
+  return { msgId: reply.msgId, ...replyLoudness(timeline, reply, windowMs, { untilBreak }) };
+}
+
+/**
  * How a reply was heard: ms under half volume in its first second, and in its first
  * `windowMs` (or until it ended, if sooner). `untilBreak`: only until the page sent a break,
  * for a test whose visitor talks over replies (the app holds the avatar's voice from their

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { expectLive, openHome, presetLang, startButton, text, type Lang } from './app.ts';
 import type { StandinEvent } from './standin.ts';
-import { LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter, replyLoudness } from '../../support/avatarLoudness.ts';
+import { judgeReply, LOUDNESS_POLL_MS, recordAvatarTimeline } from '../../support/avatarLoudness.ts';
 import { expect } from './voiceBrowser.ts';
 
 export const REPLY_MS = 45_000;
@@ -122,25 +122,17 @@ const START_ALLOWANCE_MS = 300;
  * up). Needs recordAvatar before the page loaded; returns the reply's msg_id.
  */
 export async function expectHeardFromFirstWord(page: Page, after: number, { untilBreak = false } = {}): Promise<string> {
-  let heard: ReturnType<typeof replyLoudness> | null = null;
-  let msgId = '';
+  let heard: ReturnType<typeof judgeReply> = null;
   await expect
     .poll(
       async () => {
-        const timeline = await page.evaluate(() => window.__avatarTimeline!);
-        const reply = replyAfter(timeline.commands, after);
-        if (!reply) return 'no reply has begun to speak yet';
-        const now = await pageClock(page);
-        const stop = untilBreak ? timeline.breaks.some((t) => t >= reply.speakingAt) : false;
-        if (!stop && reply.endedAt === null && now < reply.speakingAt + HEARD_WINDOW_MS) return 'the reply is still in its first seconds';
-        heard = replyLoudness(timeline, reply, HEARD_WINDOW_MS, { untilBreak });
-        msgId = reply.msgId;
-        return 'heard';
+        heard = judgeReply(await page.evaluate(() => window.__avatarTimeline!), after, await pageClock(page), HEARD_WINDOW_MS, { untilBreak });
+        return heard ? 'heard' : 'no reply has played its first seconds yet';
       },
       { timeout: REPLY_MS, message: 'a reply begins to speak and plays its first seconds' },
     )
     .toBe('heard');
-  const { firstSecondUnderHalfMs, underHalfMs, heardMs } = heard!;
+  const { msgId, firstSecondUnderHalfMs, underHalfMs, heardMs } = heard!;
   expect(firstSecondUnderHalfMs, `ms of the reply's first second under half volume (of ${Math.min(heardMs, 1000)})`).toBeLessThanOrEqual(START_ALLOWANCE_MS);
   expect(underHalfMs, `ms of the reply's first ${heardMs} ms under half volume`).toBeLessThanOrEqual(START_ALLOWANCE_MS);
   return msgId;
