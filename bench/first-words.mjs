@@ -71,7 +71,7 @@ const FIRST_SECOND_LIMIT_MS = 300;
 /** How long after the question went up its answer may take to begin and play its window. */
 const ANSWER_TIMEOUT_MS = 45_000;
 const APP_DIR = join(ROOT, '.cache', 'bench-dist-first-words');
-/** The app whose warm-up lowered the avatar from every Start call tap (sagas/echoWarmup.ts before issue 45). */
+/** The app whose warm-up lowered the avatar from every Start call tap (src/sagas/echoWarmup.ts in that commit, before issue 45). */
 const REFERENCE_REF = process.env.FIRST_WORDS_REFERENCE_REF ?? '2b44908';
 const REFERENCE_DIR = join(ROOT, '.cache', 'bench-dist-first-words-before');
 /** FIRST_WORDS_ONLY="echo path:over the greeting" measures that cell alone (its row is written; the others are not). */

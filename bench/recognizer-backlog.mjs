@@ -9,7 +9,7 @@
  * reached the service about 3.5 s late (docs/decisions.md, "The first seconds of a call").
  *
  * Against the stand-in's speech service (real pocketsphinx), with the real SDK in Node:
- *   - the app: the app's own recognizer (src/services/speechRecognizer.ts), started, then
+ *   - the app: the app's own recognizer (src/features/voice/services/speechRecognizer.ts), started, then
  *     given 12 s of silence and the question (espeak-ng's "where is the nearest store") in
  *     96 ms chunks at once, as the feed hands a backlog over;
  *   - the reference, in the same run: the SDK with its default pacing, the same audio.
@@ -24,7 +24,7 @@ import { tsImport } from 'tsx/esm/api';
 import { isQuick, ratioOf, runBench } from './_report.mjs';
 
 const { ensureFixtures, fixturePcm, silence, startSpeechServer } = await tsImport('../server/speech/testing.ts', import.meta.url);
-const { createRecognizer } = await tsImport('../src/services/speechRecognizer.ts', import.meta.url);
+const { createRecognizer } = await tsImport('../src/features/voice/services/speechRecognizer.ts', import.meta.url);
 
 const ROUNDS = isQuick() ? 1 : Number(process.env.BACKLOG_ROUNDS ?? 5);
 const BACKLOG_MS = 12_000;

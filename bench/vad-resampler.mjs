@@ -1,10 +1,10 @@
 /**
  * How faithfully each resampler feeds the Silero VAD (issue 5): speech recorded at a
  * device rate (44.1 and 48 kHz) and brought down to 16 kHz by our capture resampler
- * (src/workers/dsp/resampler.ts) and by vad-web 0.0.31's, against the same speech
+ * (src/features/voice/workers/dsp/resampler.ts) and by vad-web 0.0.31's, against the same speech
  * converted to 16 kHz with a near brick-wall filter (what a 16 kHz microphone would
  * give). Each version goes through the same model and frame state machine
- * (src/workers/vad), and the speech segments' start and end frames are compared.
+ * (src/features/voice/workers/vad), and the speech segments' start and end frames are compared.
  *
  * Speech: the four espeak fixtures (tests/fixtures, 16 kHz) and six espeak-ng sentences
  * made here at its own 22.05 kHz (content up to 11 kHz, fricatives included); each with
@@ -30,9 +30,9 @@ import { tsImport } from 'tsx/esm/api';
 import { ROOT } from './_setup.mjs';
 import { formatNumber, isQuick, ratioOf, runBench } from './_report.mjs';
 
-const { StreamingResampler } = await tsImport('../src/workers/dsp/resampler.ts', import.meta.url);
-const { FrameProcessor } = await tsImport('../src/workers/vad/frameProcessor.ts', import.meta.url);
-const { SileroLegacy } = await tsImport('../src/workers/vad/silero.ts', import.meta.url);
+const { StreamingResampler } = await tsImport('../src/features/voice/workers/dsp/resampler.ts', import.meta.url);
+const { FrameProcessor } = await tsImport('../src/features/voice/workers/vad/frameProcessor.ts', import.meta.url);
+const { SileroLegacy } = await tsImport('../src/features/voice/workers/vad/silero.ts', import.meta.url);
 const { Resampler: VadWebResampler } = createRequire(import.meta.url)('@ricky0123/vad-web/dist/resampler.js');
 
 const FRAME = 1536;

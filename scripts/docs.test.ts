@@ -194,3 +194,70 @@ describe('citations in the repository', () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * A document's paragraphs and their words: the blocks between blank lines, each list item
+ * its own paragraph; fenced code, tables, headings and HTML comments left out; a link
+ * counted by its text. Issue 46 set the bound: no paragraph over 160 words.
+ */
+export function paragraphs(markdown: string): { line: number; words: number }[] {
+  const found: { line: number; words: number }[] = [];
+  let current: { line: number; text: string } | null = null;
+  let fenced = false;
+  const close = () => {
+    if (!current) return;
+    const words = current.text.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+    found.push({ line: current.line, words });
+    current = null;
+  };
+  markdown
+    .replace(/<!--[\s\S]*?-->/g, (comment) => comment.replace(/[^\n]/g, ''))
+    .split('\n')
+    .forEach((text, index) => {
+      if (/^\s*(```|~~~)/.test(text)) {
+        close();
+        fenced = !fenced;
+        return;
+      }
+      if (fenced) return;
+      if (text.trim() === '' || /^\s*(#|\|)/.test(text)) return close();
+      if (/^\s*([-*+]|\d+[.)])\s/.test(text)) close();
+      if (current) current.text += ` ${text}`;
+      else current = { line: index + 1, text };
+    });
+  close();
+  return found;
+}
+
+export const PARAGRAPH_WORDS = 160;
+
+describe('every document', () => {
+  it('reads its paragraphs as written: items apart, code and tables left out', () => {
+    const text = ['# Title', '', 'one two three', 'four [five six](x.md)', '- a b', '- c', '  d', '', '```', 'x y z', '```', '| a | b |'].join('\n');
+    expect(paragraphs(text)).toEqual([
+      { line: 3, words: 6 },
+      { line: 5, words: 2 },
+      { line: 6, words: 2 },
+    ]);
+    expect(paragraphs(`${'word '.repeat(161)}`)[0]!.words).toBeGreaterThan(PARAGRAPH_WORDS);
+  });
+
+  it(`has no paragraph over ${PARAGRAPH_WORDS} words`, () => {
+    const long = tracked
+      .filter((file) => file.endsWith('.md') && !file.startsWith('node_modules/'))
+      .flatMap((file) => paragraphs(read(file)).filter((p) => p.words > PARAGRAPH_WORDS).map((p) => `${file}:${p.line}: ${p.words} words`));
+    expect(long).toEqual([]);
+  });
+});
+
+describe('the product code', () => {
+  // Issue 46: a file over 400 lines had grown two jobs; split it where the jobs part.
+  it('has no file over 400 lines', () => {
+    const long = tracked
+      .filter((file) => /^(src|server)\/.*\.(ts|tsx)$/.test(file) && !/\.test\.tsx?$|\/testing\/|\.d\.ts$/.test(file))
+      .map((file) => ({ file, lines: read(file).replace(/\n$/, '').split('\n').length }))
+      .filter(({ lines }) => lines > 400)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(long).toEqual([]);
+  });
+});

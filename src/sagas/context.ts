@@ -8,7 +8,7 @@ import type { SocketService } from '../services/socket.ts';
 import type { StatsSource } from './stats.ts';
 import type { KeyValueStorage } from '../services/storage.ts';
 import type { StreamsService } from '../services/streams.ts';
-import type { VoiceService } from '../services/voice.ts';
+import type { VoiceService } from '../features/voice/services/service.ts';
 import type { WhepService } from '../services/whep.ts';
 
 /**

@@ -11,7 +11,7 @@ import { sessionWatcher } from './session.ts';
 import { signalingSendWatcher } from './signaling.ts';
 import { createSignalingLink } from './signalingLink.ts';
 import { statsSaga } from './stats.ts';
-import { voiceSaga } from './voice.ts';
+import { voiceSaga } from '../features/voice/sagas/voice.ts';
 
 export interface LiveSagaOptions {
   /**

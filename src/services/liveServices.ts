@@ -10,7 +10,7 @@ import { createLivePeerHolder } from './livePeer.ts';
 import { remoteMedia } from './remoteMedia.ts';
 import { createSocketService } from './socket.ts';
 import { createStreamsService } from './streams.ts';
-import { createVoiceService } from './voice.ts';
+import { createVoiceService } from '../features/voice/services/service.ts';
 import { createWhepService } from './whep.ts';
 
 export function createLiveServices(): LiveServices {

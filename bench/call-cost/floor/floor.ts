@@ -8,15 +8,15 @@
  *
  * To measure only what the app adds, the parts that are the call itself are the app's own:
  * the capture worklet (the microphone resampled to 16 kHz PCM, without voice detection or
- * echo gate) and the recognizer adapter over the Speech SDK (src/services/speechRecognizer.ts).
+ * echo gate) and the recognizer adapter over the Speech SDK (src/features/voice/services/speechRecognizer.ts).
  * Everything else the app does (React, the store and its sagas, the chat log, the voice
  * detector, the stats sampler, the session log, the wake lock…) is not here.
  *
  * Driven by the bench through window.__floor: start() goes live, startCall() opens the
  * microphone and the recognizer, end() ends the session as the app does.
  */
-import { CAPTURE_WORKLET_URL, startCapture, type Capture } from '../../../src/workers/capture.client.ts';
-import { createRecognizer, type Recognizer } from '../../../src/services/speechRecognizer.ts';
+import { CAPTURE_WORKLET_URL, startCapture, type Capture } from '../../../src/features/voice/workers/capture.client.ts';
+import { createRecognizer, type Recognizer } from '../../../src/features/voice/services/speechRecognizer.ts';
 
 const params = new URLSearchParams(location.search);
 const UID = params.get('uid') ?? 'demo';
@@ -24,7 +24,7 @@ const LANG = 'en';
 const DEVICE_ID = `bench-floor-${Math.random().toString(36).slice(2)}`;
 /** The spec's stream poll cadence. */
 const POLL_MS = 400;
-/** The app's segmentation silence at call start (src/sagas/voiceConversation.ts). */
+/** The app's segmentation silence at call start (src/features/voice/sagas/conversation.ts). */
 const SEGMENTATION_SILENCE_MS = 1000;
 
 interface FloorState {

@@ -6,7 +6,7 @@
  * receive their first render quantum together and cut frames at the same sample, which is
  * what makes frame indexes comparable between the two VADs.
  */
-import { MIC_CONSTRAINTS } from '../../../src/services/voicePipeline.ts';
+import { MIC_CONSTRAINTS } from '../../../src/features/voice/services/pipeline.ts';
 
 /** What a VAD's code calls on "its" source node. */
 export interface SourceTap {

@@ -5,7 +5,7 @@
  * represented by an onPcm16 that only counts: the PCM messages reach the main thread as
  * in the app, and what the recognizer does with them is the same cost whichever VAD runs.
  */
-import { browserVoiceDeps, startVoicePipeline, type VoicePipelineDeps } from '../../../src/services/voicePipeline.ts';
+import { browserVoiceDeps, startVoicePipeline, type VoicePipelineDeps } from '../../../src/features/voice/services/pipeline.ts';
 import type { SharedInput } from './input.ts';
 import { newRun, segmentEnded, segmentStarted, type RunningVad } from './runs.ts';
 

@@ -1,11 +1,11 @@
 /**
  * End of speech → message sent, without the app around it: the recognizer the app uses
- * (src/services/speechRecognizer.ts, against the stand-in's speech service) is fed our
+ * (src/features/voice/services/speechRecognizer.ts, against the stand-in's speech service) is fed our
  * pipeline's PCM, and the recorded VAD and recognizer events are replayed through the
  * app's own sentence rule (src/features/voice/sentences.ts) to find when the app would
  * dispatch each message. Replaying each VAD's events gives the same figure for vad-web.
  */
-import { createRecognizer, type Recognizer } from '../../../src/services/speechRecognizer.ts';
+import { createRecognizer, type Recognizer } from '../../../src/features/voice/services/speechRecognizer.ts';
 import {
   initialSentenceState,
   nextDeadline,
@@ -13,7 +13,7 @@ import {
   type SentenceEvent,
   type SentenceTiming,
 } from '../../../src/features/voice/sentences.ts';
-import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/sagas/voiceConversation.ts';
+import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/features/voice/sagas/conversation.ts';
 import type { VadRun } from './runs.ts';
 
 export interface SpeechRun {
@@ -56,7 +56,7 @@ export async function startSpeech(host: string): Promise<SpeechProbe> {
   };
 }
 
-/** The app's sentence timing (src/sagas/voiceConversation.ts). */
+/** The app's sentence timing (src/features/voice/sagas/conversation.ts). */
 const TIMING: SentenceTiming = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
 
 export interface SentenceSend {

@@ -5,8 +5,8 @@
  * onmessage: that is the design this bench compares against.
  */
 import { MicVAD } from '@ricky0123/vad-web';
-import { FRAME_SAMPLES, TARGET_SAMPLE_RATE } from '../../../src/workers/protocol.ts';
-import { DEFAULT_FRAME_PROCESSOR_OPTIONS as SPEC } from '../../../src/workers/vad/frameProcessor.ts';
+import { FRAME_SAMPLES, TARGET_SAMPLE_RATE } from '../../../src/features/voice/workers/protocol.ts';
+import { DEFAULT_FRAME_PROCESSOR_OPTIONS as SPEC } from '../../../src/features/voice/workers/vad/frameProcessor.ts';
 import type { SharedInput } from './input.ts';
 import { newRun, segmentEnded, segmentStarted, type RunningVad } from './runs.ts';
 

@@ -19,7 +19,7 @@ export type AvatarActivity = 'idle' | 'thinking' | 'speaking';
  * paused, while another app has the page's audio in a call.
  */
 export type VoiceStatus = 'listening' | 'speaking' | 'thinking' | 'muted' | 'recording' | 'paused';
-/** Why the microphone could not be opened (services/voicePipeline.ts MicErrorKind). */
+/** Why the microphone could not be opened (features/voice/services/pipeline.ts MicErrorKind). */
 export type MicFailure = 'denied' | 'unavailable' | 'permission' | 'failed';
 
 export interface VoiceState {

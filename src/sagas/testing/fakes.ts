@@ -15,7 +15,7 @@ import { createRemoteMediaHolder } from '../../services/remoteMedia.ts';
 import type { SignalingSocket, SocketEvent } from '../../services/socket.ts';
 import { createMemoryStorage } from '../../services/storage.ts';
 import type { PeerEvent, WhepConnection } from '../../services/whep.ts';
-import { createFakeVoice } from './voiceFakes.ts';
+import { createFakeVoice } from '../../features/voice/sagas/testing/fakes.ts';
 
 /** Runs `fn` after the current microtasks, like a network event would. */
 const later = (fn: () => void) => void Promise.resolve().then(fn);

@@ -175,7 +175,7 @@ export function voiceTurnSteps(list: StandinEvent[], msgId: string): string[] {
     // A wording the client sent before the server's asr_end reached it crosses that asr_end on
     // the wire and is logged after it (the stand-in ends a turn 300 ms after its last wording,
     // and a loaded client's final wording can come later). The client sends none once it has
-    // the asr_end (src/sagas/voiceTurn.test.ts); the order checked here is the server's.
+    // the asr_end (src/features/voice/sagas/turn.test.ts); the order checked here is the server's.
     if (step === 'partial' && steps.at(-1) === 'asr_end') continue;
     if (step && !(step === 'partial' && steps.at(-1) === 'partial')) steps.push(step);
   }

@@ -17,7 +17,7 @@
  * of milliseconds from run to run, and drift under load: Chromium against itself moved a
  * segment by 3 frames that way, which would hide any difference between engines.
  */
-import { browserVoiceDeps, startVoicePipeline, type VoicePipelineDeps } from '../../../src/services/voicePipeline.ts';
+import { browserVoiceDeps, startVoicePipeline, type VoicePipelineDeps } from '../../../src/features/voice/services/pipeline.ts';
 
 export interface HarnessRun {
   /** The AudioContext's rate the worklet resampled from. */
