@@ -22,7 +22,7 @@ import {
   ECHO_TAIL_MS,
   SENTENCE_FINAL_WAIT_MS,
 } from './conversation.ts';
-import { CATCH_UP_BACKLOG_CHUNKS, RECOGNIZER_CATCH_UP_MS } from './conversationSteps.ts';
+import { CATCH_UP_BACKLOG_CHUNKS, RECOGNIZER_CATCH_UP_MS } from './callState.ts';
 
 let h: VoiceHarness;
 

@@ -1,98 +1,63 @@
 /**
- * The hands-free conversation of a call: recognition runs continuously, voice
- * detection (VAD) cuts it into sentences (features/voice/sentences.ts), and every
- * complete sentence becomes the visitor's message (turn.ts). This file is the loop
- * that waits for whatever comes next; conversationSteps.ts has a named step for each
- * thing that can, and outputs.ts carries out what the sentences decide.
- *
- * - A sentence starting interrupts the avatar (break); so does a sentence going up while
- *   a reply is under way that began after it started (the reply to the sentence before,
- *   whose words the recognizer finished while the visitor was already saying this one).
- * - The call starts as soon as the microphone is captured, with the recognizer listening.
- *   Voice detection joins once its model has loaded (seconds on a slow phone; at once when
- *   the session's kept detector is ready): until then the recognizer's own words mark the
- *   sentences (conversationSteps.ts markByRecognizer), so a question in the first
- *   seconds of a call is heard whole and in time, not as a backlog once the detector is up.
- *   So do phrases that started before the detector began to hear the call, however late a
- *   recognizer running behind finishes them: the recognizer's offsets and the detector's
- *   start are placed on one clock, the audio the PCM feed has carried.
- * - Mute pauses the VAD and stops feeding the recognizer.
- * - A language change restarts the recognizer with the new locale and a 500 ms
- *   segmentation silence (1000 ms at call start), docs/requirements.md R108.
- * - The avatar's own voice (bench/echo.mjs measures all of this): echo cancellation keeps
- *   most of it out of the microphone. What leaks through is kept from interrupting the
- *   avatar by the capture worklet's echo gate, given the avatar's received audio: while
- *   the avatar is audible, frames whose microphone level stays more than 18 dB below it
- *   reach voice detection and the recognizer as silence. A phrase the recognizer still
- *   finalises outside any sentence while the avatar speaks (or up to ECHO_TAIL_MS after)
- *   is its echo and is dropped, and the session log says so. The visitor starting to talk
- *   over the avatar holds its voice in the page at once (before the server's answer to the
- *   break), so their words reach the recognizer without the avatar under them. Without the
- *   avatar's audio (no gate), the older guard applies: the VAD's positive threshold goes up
- *   from 0.9 to 0.97 while the avatar speaks, and a stray phrase is sent unless its words
- *   are the avatar's own (features/voice/echo.ts).
- * - A recognizer that fails is restarted after 1, 2 and 4 s; one more failure with no
- *   phrase recognized since the last restart ends the call, saying the speech service
- *   cannot be reached when the connection was the cause (a restart that cannot even
- *   connect counts as that), and with the speech-settings alert otherwise. A phrase
- *   recognized in between means the service works (a long call on a mobile network may
- *   drop now and then), so the count starts again.
- * - A sentence the VAD ended with no words recognized within the wait shows the
- *   "text not recognised" toast.
- * - A microphone that opened but delivers no audio within NO_AUDIO_MS of the call's start
- *   (or of an unmute, while nothing has come yet) ends the call with "unable to record sound".
- * - A new network (the signaling channel resumed on a new socket, signaling.ts) opens a new
- *   recognizer, which hears again what the old one had not answered (conversationSteps.ts
- *   reopenAfterNetworkChange).
- * - Another app taking the page's audio (an iOS phone call or Siri: the AudioContext is
- *   'interrupted') pauses the call: recognition stops, voice detection and capture pause,
- *   nothing is asked of the audio until it is back (features/voice/services/pipeline.ts); then the
- *   call listens again with a new recognizer, and the avatar's voice plays again if the
- *   system had paused it.
+ * The saga that runs a hands-free call's state machine (callMachine.ts): it waits for
+ * whatever comes next (voice detection, the recognizer, the visitor's controls, the
+ * avatar, a deadline), hands it to the machine as an event, and carries out the effects
+ * the machine returns (a recognizer opened, the detector muted, a message sent). The
+ * rules themselves, with their reasons and figures, are listed in src/features/voice/README.md.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
-import { actionChannel, call, delay, race, select, take } from 'typed-redux-saga';
+import { actionChannel, call, delay, put, race, select, take } from 'typed-redux-saga';
+import type { AccountInfo } from '../../account/accountSlice.ts';
+import { selectRecentAvatarTexts } from '../../chat/selectors.ts';
 import { callLeft } from '../../input/inputSlice.ts';
 import { langChosen, selectLang } from '../../locale/localeSlice.ts';
+import { alertShown } from '../../notices/noticesSlice.ts';
 import { messageReceived, sendRequested } from '../../signaling/signalingActions.ts';
-import { nextDeadline } from '../sentences.ts';
-import { muteToggled } from '../voiceSlice.ts';
 import { signalingResumed } from '../../session/sessionSlice.ts';
+import { isEchoOf } from '../echo.ts';
+import type { PcmFeed } from '../pcmFeed.ts';
+import { nextDeadline } from '../sentences.ts';
+import { muteToggled, selectAvatarActivity, selectMuted } from '../voiceSlice.ts';
 import { avatarStreamChannel } from '../../../sagas/channels/avatarStreamChannel.ts';
 import { services } from '../../../sagas/context.ts';
-import { never, settle } from './resources.ts';
-import {
-  CALL_START_SILENCE_MS,
-  checkMicrophoneGaveAudio,
-  createConversation,
-  detectorSettled,
-  flush,
-  followAvatarActivity,
-  followAvatarStream,
-  onLanguage,
-  onMute,
-  onVoiceEvent,
-  openRecognizer,
-  recognizerSettled,
-  releaseAvatarVoice,
-  reopenAfterNetworkChange,
-  step,
-  TIMING,
-  type ConversationContext,
-} from './conversationSteps.ts';
+import { createLogger } from '../../../services/logger.ts';
+import type { CallPipeline, VoiceService } from '../services/service.ts';
+import { next, startCall, type CallEffect, type CallEvent } from './callMachine.ts';
+import { avatarEchoes, TIMING } from './callState.ts';
+import type { VoiceEvent, VoiceEvents } from './events.ts';
+import { act, thresholdsFor } from './outputs.ts';
+import { createRecognizerSlot, never, settle, type RecognizerHandle, type VoiceScope } from './resources.ts';
 
 export { AVATAR_SPEAKING_POSITIVE_THRESHOLD, discardNotice, thresholdsFor } from './outputs.ts';
 export {
   CALL_START_SILENCE_MS,
+  CATCH_UP_BACKLOG_CHUNKS,
   EARLY_PHRASE_MS,
   ECHO_TAIL_MS,
   LANG_CHANGE_SILENCE_MS,
   MAX_RECOGNIZER_RESTARTS,
+  RECOGNIZER_CATCH_UP_MS,
   RECOGNIZER_RESTART_DELAYS_MS,
   SENTENCE_FINAL_WAIT_MS,
-  type ConversationContext,
-} from './conversationSteps.ts';
+} from './callState.ts';
+
+const log = createLogger('voice');
+
+export interface ConversationContext {
+  voice: VoiceService;
+  pipeline: CallPipeline;
+  events: VoiceEvents;
+  feed: PcmFeed;
+  scope: VoiceScope;
+  asr: NonNullable<AccountInfo['asr']>;
+  /** Whether the avatar was speaking when the call started (the threshold was raised then unless the echo gate is on). */
+  avatarSpeaking: boolean;
+  /** Whether the capture worklet's echo gate is on (the avatar's audio was given to the pipeline). */
+  echoGated: boolean;
+  /** The avatar's stream given to the pipeline at the start; the gate follows each new one a media reconnect brings. */
+  farEnd: MediaStream | null;
+}
 
 const AVATAR_COMMANDS: readonly string[] = ['nlp_ready', 'nlp_running', 'nlp_end'];
 /** Actions that may change whether the avatar speaks (voiceSlice derives it). */
@@ -102,17 +67,121 @@ const isAvatarChange = (a: Action) =>
 /** What the visitor or the avatar changes while the call runs. */
 const isControl = (a: Action) =>
   callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || signalingResumed.match(a) || isAvatarChange(a);
+const isNlpReady = (a: Action) => messageReceived.match(a) && a.payload.msg_type === 'command' && a.payload.command === 'nlp_ready';
 
 /** A delay until `at`, or a wait that never ends when nothing is due then. */
 const until = (at: number | null) => (at !== null ? delay(Math.max(0, at - Date.now())) : call(never));
 
+/** Runs a call (callMachine.ts) until it ends: takes its events, carries out its effects. */
 export function* converse(ctx: ConversationContext) {
+  const { voice, pipeline, events, feed, scope, asr } = ctx;
   const { platform, remoteMedia } = yield* services();
-  const c = createConversation(ctx, {
-    remoteMedia,
-    randomUUID: () => platform.randomUUID(),
-    lang: yield* select(selectLang),
-  });
+  const recognizers = createRecognizerSlot(voice, scope, { events, feed });
+  const env = () => ({ now: Date.now(), newId: () => platform.randomUUID() });
+  let farEnd = ctx.farEnd;
+  let pending: Promise<RecognizerHandle> | null = null;
+  let [state, starting] = startCall({ lang: yield* select(selectLang), avatarSpeaking: ctx.avatarSpeaking, echoGated: ctx.echoGated, received: feed.received, now: Date.now() });
+
+  /** Effects that need no saga: carried out at once (an interrupt's hold runs inside act()). */
+  const runSync = (effect: CallEffect): boolean => {
+    switch (effect.type) {
+      case 'openRecognizer': {
+        const { lang } = state;
+        pending = recognizers.open({ lang, key: asr.appKey, region: asr.region, segmentationSilenceMs: effect.silenceMs }, effect.replayFromMs);
+        return true;
+      }
+      case 'closeRecognizer':
+        recognizers.close();
+        pending = null;
+        return true;
+      case 'pauseFeed':
+        feed.setPaused(effect.paused);
+        return true;
+      case 'holdAvatar':
+        voice.holdAvatarVoice(effect.held);
+        pipeline.setFarEndAudible(!effect.held);
+        return true;
+      case 'resumeAvatarVoice':
+        voice.resumeAvatarVoice();
+        return true;
+      case 'log':
+        if (effect.data === undefined) log[effect.level](effect.message);
+        else log[effect.level](effect.message, effect.data);
+        return true;
+      default:
+        return false;
+    }
+  };
+  const feedSync = (event: CallEvent) => {
+    const [after, effects] = next(state, event, env());
+    state = after;
+    for (const effect of effects) if (!runSync(effect)) throw new Error(`a ${effect.type} cannot be carried out here`);
+  };
+  const actions = { avatarEchoes: () => avatarEchoes(state, Date.now()), hold: () => feedSync({ type: 'hold' }) };
+
+  /** Carries out `effects`; false once the call is over. */
+  function* perform(effects: CallEffect[]) {
+    for (const effect of effects) {
+      if (runSync(effect)) continue;
+      switch (effect.type) {
+        case 'act':
+          yield* act(effect.outputs, effect.lang, actions);
+          break;
+        case 'put':
+          yield* put(effect.action);
+          break;
+        case 'muteDetector':
+          try {
+            yield* call([pipeline, pipeline.mute], effect.muted);
+          } catch (error) {
+            log.warn('muting voice detection failed', String(error));
+          }
+          break;
+        case 'threshold':
+          try {
+            yield* call([pipeline, pipeline.setThresholds], thresholdsFor(effect.raised));
+          } catch (error) {
+            log.warn('could not change the VAD threshold', String(error));
+          }
+          break;
+        case 'end':
+          if (effect.notice) yield* put(alertShown(effect.notice));
+          return false;
+      }
+    }
+    return true;
+  }
+  function* feedEvent(event: CallEvent) {
+    const [after, effects] = next(state, event, env());
+    state = after;
+    return yield* perform(effects);
+  }
+  /** The echo gate moves to the avatar's current stream, if a reconnect replaced it. */
+  function* followAvatarStream() {
+    const stream = remoteMedia.get();
+    if (stream === farEnd) return;
+    farEnd = stream;
+    const gated = pipeline.setFarEnd(stream);
+    yield* feedEvent({ type: 'gateMoved', gated, speaking: (yield* select(selectAvatarActivity)) === 'speaking' });
+  }
+  function* voiceEvent(event: VoiceEvent) {
+    switch (event.type) {
+      case 'recognizing':
+      case 'recognized': {
+        if (event.recognizer !== recognizers.id) return true;
+        const echo = event.type === 'recognized' && isEchoOf(event.text, yield* select(selectRecentAvatarTexts));
+        const at = event.atMs !== undefined ? { atMs: event.atMs } : {};
+        return yield* feedEvent({ type: event.type, text: event.text, ...at, receivedMs: feed.receivedMs, echo });
+      }
+      case 'recognizerFailed':
+        if (event.recognizer !== recognizers.id) return true;
+        return yield* feedEvent({ type: 'recognizerFailed', connectionLost: event.connectionLost, details: event.details });
+      case 'audioBack':
+        return yield* feedEvent({ type: 'audioBack', muted: yield* select(selectMuted), received: feed.received });
+      default:
+        return yield* feedEvent(event);
+    }
+  }
 
   // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
   // mute tapped during such a wait must not be lost (a lost Hang up left the call running).
@@ -120,44 +189,53 @@ export function* converse(ctx: ConversationContext) {
   const avatarStreams = avatarStreamChannel(remoteMedia);
   try {
     // The stream may have changed while the call was starting.
-    yield* followAvatarStream(c);
-    c.pending = openRecognizer(c, CALL_START_SILENCE_MS);
+    yield* followAvatarStream();
+    yield* perform(starting);
+    starting = [];
     for (;;) {
       const { control, ...wake } = yield* race({
-        event: take(ctx.events.channel),
+        event: take(events.channel),
         control: take(controls),
-        tick: until(nextDeadline(c.sentences, TIMING)),
-        ready: call(settle, c.pending ?? never()),
-        restart: until(c.restartAt),
-        audioCheck: until(c.audioCheckAt),
+        tick: until(nextDeadline(state.sentences, TIMING)),
+        ready: call(settle, pending ?? never()),
+        restart: until(state.recognizer.restartAt),
+        audioCheck: until(state.audioCheckAt),
         avatarStream: take(avatarStreams),
-        detector: c.detector === 'loading' ? call(() => ctx.pipeline.detecting) : call(never),
+        detector: state.detector.status === 'loading' ? call(() => pipeline.detecting) : call(never),
       });
-      if (wake.detector !== undefined) detectorSettled(c, wake.detector);
-      if (wake.avatarStream) yield* followAvatarStream(c);
+      let going = true;
+      if (wake.detector !== undefined) going = yield* feedEvent({ type: 'detectorSettled', joined: wake.detector, receivedMs: feed.receivedMs });
+      if (wake.avatarStream) yield* followAvatarStream();
       // The avatar's next reply is heard again.
-      if (control && messageReceived.match(control) && control.payload.msg_type === 'command' && control.payload.command === 'nlp_ready') releaseAvatarVoice(c);
+      if (control && isNlpReady(control)) feedSync({ type: 'release' });
       if (control && callLeft.match(control)) {
-        // Hung up: what is complete still goes; recognition stops with the scope.
-        yield* flush(c);
+        yield* feedEvent({ type: 'hangUp' });
         return;
       }
-      if (wake.audioCheck && !(yield* checkMicrophoneGaveAudio(c))) return;
-      if (wake.restart) {
-        c.restartAt = null;
-        c.pending = openRecognizer(c, CALL_START_SILENCE_MS);
+      if (going && wake.audioCheck) going = yield* feedEvent({ type: 'audioCheckDue', received: feed.received });
+      if (going && wake.restart) going = yield* feedEvent({ type: 'restartDue' });
+      if (going && wake.ready) {
+        pending = null;
+        const settled = wake.ready;
+        going = yield* feedEvent(
+          settled.error === undefined
+            ? { type: 'recognizerSettled', ok: true, backlog: feed.handedOver }
+            : { type: 'recognizerSettled', ok: false, error: String(settled.error) },
+        );
       }
-      if (wake.ready && !(yield* recognizerSettled(c, wake.ready))) return;
-      if (wake.tick) step(c, { type: 'tick' });
-      if (wake.event && !(yield* onVoiceEvent(c, wake.event))) return;
-      if (control && muteToggled.match(control) && !c.away) yield* onMute(c);
-      if (control && langChosen.match(control) && control.payload !== c.lang) yield* onLanguage(c, control.payload);
-      if (control && signalingResumed.match(control)) reopenAfterNetworkChange(c);
-      yield* followAvatarActivity(c);
+      if (going && wake.tick) going = yield* feedEvent({ type: 'tick' });
+      if (going && wake.event) going = yield* voiceEvent(wake.event);
+      if (going && control && muteToggled.match(control)) going = yield* feedEvent({ type: 'muteToggled', muted: yield* select(selectMuted), received: feed.received });
+      if (going && control && langChosen.match(control)) going = yield* feedEvent({ type: 'langChosen', lang: control.payload });
+      if (going && control && signalingResumed.match(control)) going = yield* feedEvent({ type: 'networkChanged', receivedMs: feed.receivedMs });
+      if (!going) return;
+      // The outputs go, then the threshold follows the avatar.
+      yield* feedEvent({ type: 'wakeEnded' });
+      yield* feedEvent({ type: 'avatarLooked', speaking: (yield* select(selectAvatarActivity)) === 'speaking' });
     }
   } finally {
     controls.close();
     avatarStreams.close();
-    releaseAvatarVoice(c);
+    feedSync({ type: 'release' });
   }
 }
