@@ -2,10 +2,15 @@
  * Writes the results section of bench/README.md, the part between
  * `<!-- results:begin -->` and `<!-- results:end -->`, from bench/results/NAME.json
  * (the files bench/_report.mjs writes; quick runs' NAME.quick.json are left out).
- * One subsection per benchmark: its date, machine and command, its goals and ratios,
- * the tables and notes it wrote. Nothing in that section is typed by hand, so the
- * README cannot drift from the figures. Run by bench/run.mjs after the benchmarks,
- * or alone:
+ * One short subsection per benchmark, kept compact so the README stays readable: its
+ * status and date, the command, the machine (cores, CPU, memory, Node, Chromium) and
+ * its load, every reason it could not measure, its goals (name, value, limit, met) and
+ * its ratios to the reference measured in the same run (subject, reference, ratio).
+ * The labels of goals and ratios, the benchmark's own tables, its notes and its raw
+ * figures stay in the results file, which the subsection links to; the method behind
+ * each benchmark is written by hand above the section. Nothing in the section is typed
+ * by hand, so the README cannot drift from the figures. Run by bench/run.mjs after the
+ * benchmarks, or alone:
  *
  *   node bench/_tables.mjs            rewrite the section
  *   node bench/_tables.mjs --check    exit 1 if the section is not what the results give
@@ -27,66 +32,50 @@ function table(head, rows) {
   return [head, head.map(() => '---'), ...rows].map((row) => `| ${row.map(cell).join(' | ')} |`).join('\n');
 }
 
+/** The machine in a few words; the OS and Debian release stay in the results file. */
 function machineLine(m) {
   const parts = [];
   if (m.cores) parts.push(`${m.cores} cores${m.cpuModel ? ` (${m.cpuModel})` : ''}`);
   if (m.memoryGiB) parts.push(`${m.memoryGiB} GiB`);
-  if (m.debian) parts.push(`Debian ${m.debian}`);
-  if (m.os) parts.push(m.os);
   if (m.node) parts.push(`Node ${m.node}`);
   if (m.chromium) parts.push(`Chromium ${m.chromium}`);
-  const load = m.load && m.load.start !== undefined ? `; load ${formatNumber(m.load.start, 1)} → ${formatNumber(m.load.end, 1)}` : '';
-  return `${parts.join(', ')}${load}`;
+  if (m.load && m.load.start !== undefined) parts.push(`load ${formatNumber(m.load.start, 1)} → ${formatNumber(m.load.end, 1)}`);
+  return parts.join(', ');
 }
 
 const STATUS = { pass: 'PASS', fail: 'FAIL', error: 'ERROR: could not measure' };
+const MET = (met) => (met === true ? '✔' : met === false ? '✘' : '— (not measured)');
 
 function section(name, file) {
   if (!file) {
     return `### ${name}: no results yet\n\nRun \`node bench/${name}.mjs\` (or \`npm run bench\`) to write \`bench/results/${name}.json\`.`;
   }
   // Whatever a file lacks is shown as absent rather than failing the whole section.
-  const data = { what: '', date: '', command: `node bench/${name}.mjs`, machine: {}, goals: [], ratios: [], errors: [], tables: [], notes: [], ...file };
-  const date = data.date.slice(0, 10) || 'undated';
-  const out = [`### ${name}: ${STATUS[data.status] ?? data.status}, ${date}`];
-  out.push(
-    [
-      data.what ? `${data.what[0].toUpperCase()}${data.what.slice(1)}.` : '',
-      `Run ${data.date.replace('T', ' ').slice(0, 16)} UTC on ${machineLine(data.machine)}.`,
-      `Reproduce: \`${data.command}\`.`,
-    ]
-      .filter(Boolean)
-      .join(' '),
-  );
+  const data = { date: '', command: `node bench/${name}.mjs`, machine: {}, goals: [], ratios: [], errors: [], ...file };
+  const out = [`### ${name}: ${STATUS[data.status] ?? data.status}, ${data.date.slice(0, 10) || 'undated'}`];
+  out.push(`\`${data.command}\` on ${machineLine(data.machine)}: [every figure](results/${name}.json).`);
   if (data.errors.length > 0) out.push(data.errors.map((e) => `- **Could not measure:** ${e}`).join('\n'));
   if (data.goals.length > 0) {
     out.push(
       table(
         ['goal', 'value', 'limit', 'met'],
-        data.goals.map((g) => [
-          `\`${g.name}\`: ${g.label}`,
-          withUnit(g.value, g.unit, g.digits),
-          `${SYMBOL[g.cmp]} ${limitText(g)}`,
-          g.met === true ? '✔' : g.met === false ? '✘' : '— (not measured)',
-        ]),
+        data.goals.map((g) => [`\`${g.name}\``, withUnit(g.value, g.unit, g.digits), `${SYMBOL[g.cmp]} ${limitText(g)}`, MET(g.met)]),
       ),
     );
   }
   if (data.ratios.length > 0) {
     out.push(
       table(
-        ['ratio (same run)', 'subject', 'reference', 'ratio'],
+        ['ratio', 'subject', 'reference', 'subject / reference'],
         data.ratios.map((r) => [
-          `\`${r.name}\`: ${r.label}`,
-          `${r.subject.label}: ${withUnit(r.subject.value, r.unit, r.valueDigits)}`,
-          `${r.reference.label}: ${withUnit(r.reference.value, r.unit, r.valueDigits)}`,
+          `\`${r.name}\``,
+          `${r.subject.label} ${withUnit(r.subject.value, r.unit, r.valueDigits)}`,
+          `${r.reference.label} ${withUnit(r.reference.value, r.unit, r.valueDigits)}`,
           r.ratio === null ? '— (undefined)' : formatNumber(r.ratio, r.digits ?? 3),
         ]),
       ),
     );
   }
-  for (const t of data.tables) out.push(`${t.title}:\n\n${table(t.head, t.rows)}`);
-  if (data.notes.length > 0) out.push(`Notes:\n\n${data.notes.map((n) => `- ${n}`).join('\n')}`);
   return out.join('\n\n');
 }
 

@@ -15,7 +15,7 @@
  * machines: absolute milliseconds on a shared 2-core box mean little. The
  * scroll figures are medians of alternating rounds (reference, subject, ...).
  *
- * Goals (what a visitor would feel; the reasons are in bench/README.md):
+ * Goals (what a visitor would feel; the reasons are in bench/results/HISTORY.md, chat-scroll):
  *   scroll-dropped            dropped frames while scrolling the long log ≤ 1 %
  *   scroll-p95-ratio          p95 frame time, long log / reference log ≤ 1.25
  *   flood-script-per-part     the page's script time per part of the flood ≤ 40 ms (at 4×)
@@ -64,7 +64,7 @@ const FLOOD = !opts['no-flood'];
 // Its own build, so another benchmark's rebuild (or the test suite's dist/) never changes what is measured.
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-chat');
 
-/** The goals' limits; why these values is in bench/README.md. */
+/** The goals' limits; why these values is in bench/results/HISTORY.md, chat-scroll. */
 const GOALS = { droppedPct: 1, p95Ratio: 1.25, floodScriptMsPerPart: 40, floodLongestTaskRatio: 1.5 };
 /** The Long Tasks API reports only tasks over 50 ms: a flood without one had none longer. */
 const LONG_TASK_MS = 50;

@@ -2,7 +2,7 @@
  * The goals, ratios, tables and figures of bench/call-cost.mjs, from the calls it measured.
  */
 
-/** The goals' thresholds (bench/README.md, Goals). */
+/** The goals' thresholds (bench/README.md, call-cost; the generated goals table). */
 export const GOALS = {
   /** The app's CPU over every browser process, per minute of call, / the floor's. */
   cpuRatio: 1.15,
