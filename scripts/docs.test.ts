@@ -138,11 +138,14 @@ describe('the document checks themselves', () => {
   });
 });
 
-describe('docs/requirements.md', () => {
+/** The documents that name the tests of their rules: the specification's rules, and the decisions (the voice's D1 to D7). */
+const ruleDocs = { 'docs/requirements.md': requirementsDoc, 'docs/decisions.md': read('docs/decisions.md') };
+
+describe.each(Object.entries(ruleDocs))('%s', (doc, markdown) => {
   // Parses some eighty test files: seconds on a loaded 2-core machine, so a generous bound.
   it('names only tests that exist, by their exact names', { timeout: 120_000 }, () => {
-    const refs = testReferences(requirementsDoc);
-    expect(refs.length).toBeGreaterThan(100);
+    const refs = testReferences(markdown);
+    expect(refs.length).toBeGreaterThan(doc.endsWith('requirements.md') ? 100 : 6);
     const names = new Map<string, string[]>();
     const missing: string[] = [];
     for (const ref of refs) {
@@ -161,16 +164,38 @@ describe('docs/requirements.md', () => {
   });
 
   it('names only files and folders that exist', () => {
-    const missing = codeReferences(requirementsDoc)
+    const missing = codeReferences(markdown)
       .filter((ref) => !existsSync(join(root, ref.path.replace(/\*.*$/, ''))))
       .map((ref) => `line ${ref.line}: ${ref.path}`);
     expect(missing).toEqual([]);
   });
+});
 
+describe('docs/requirements.md', () => {
   it('refers only to numbers it or contract.md defines', () => {
     const own = (markdown: string) => Array.from(markdown.matchAll(/\b([RCV]\d+)\b/g), (m) => m[1]!);
     const undefinedHere = [...own(requirementsDoc), ...own(contractDoc)].filter((n) => !(n.startsWith('C') ? defined.contract : defined.requirements).has(n));
     expect(undefinedHere).toEqual([]);
+  });
+});
+
+describe('the voice rules', () => {
+  const decisions = ruleDocs['docs/decisions.md'];
+  const numbers = Array.from(decisions.matchAll(/^\*\*(D\d+)\./gm), (m) => m[1]!);
+
+  it('are numbered D1, D2, … in docs/decisions.md, each with its code and its tests', () => {
+    expect(numbers).toEqual(numbers.map((_, i) => `D${i + 1}`));
+    expect(numbers.length).toBeGreaterThanOrEqual(7);
+    const sections = decisions.split(/^(?=\*\*D\d+\.)/m).slice(1);
+    const without = sections.filter((text) => !/^- code: /m.test(text) || !/^- test: /m.test(text)).map((text) => text.slice(0, 40));
+    expect(without).toEqual([]);
+  });
+
+  it('are the ones the voice map names', () => {
+    const map = read('src/features/voice/README.md');
+    const named = Array.from(map.matchAll(/\| (D\d+) \|/g), (m) => m[1]!);
+    expect(named.length).toBeGreaterThanOrEqual(7);
+    expect(named.filter((n) => !numbers.includes(n))).toEqual([]);
   });
 });
 

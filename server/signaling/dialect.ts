@@ -1,5 +1,5 @@
 /**
- * How the stand-in's server frames are worded on the wire (PROTOCOL.md, *Dialects*).
+ * How the stand-in's server frames are worded on the wire (server/README.md, *Dialects*).
  *
  * - `standin` (the default): the stand-in's own shape, with its extensions: command words
  *   in `msg_type: "command"` frames, `msg_type: "error"` for a refused frame, `related_qa`

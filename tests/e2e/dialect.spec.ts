@@ -1,6 +1,6 @@
 /**
  * The flows that matter against a back end that speaks the specification literally: a
- * stand-in of its own started with STANDIN_DIALECT=seed (PROTOCOL.md, *Dialects*), whose
+ * stand-in of its own started with STANDIN_DIALECT=seed (server/README.md, *Dialects*), whose
  * frames carry only the specification's fields and message types (commands on asr and tts
  * frames, no `msg_type: "command"` or `"error"`, no `related_qa`, no `interrupted`). Each
  * flow runs once here; the rest of the suite runs them in the stand-in's own dialect.

@@ -1,5 +1,5 @@
 /**
- * The stand-in's two signaling dialects (PROTOCOL.md, *Dialects*) against the client's own
+ * The stand-in's two signaling dialects (server/README.md, *Dialects*) against the client's own
  * frame parser: `seed` words every frame within the specification's field list, and the
  * client reads from it the same conversation as from the stand-in's own dialect, less the
  * extensions (suggested questions, `interrupted`, error frames).
