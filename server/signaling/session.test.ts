@@ -226,7 +226,7 @@ describe('robustness', () => {
     expect(await c.waitClose()).toEqual({ code: 1000, reason: 'stop_live' });
   });
 
-  it('answers a ping with pong at once, before and after joining, and records neither in the event log (PROTOCOL.md, Heartbeat)', async () => {
+  it('answers a ping with pong at once, before and after joining, and records neither in the event log (server/README.md, Its signaling)', async () => {
     const early = await SignalingClient.connect(t.wsUrl);
     clients.push(early);
     early.send({ type: 'ping' });
