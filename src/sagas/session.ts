@@ -36,8 +36,8 @@ const log = createLogger('session');
 const forever = () => new Promise<never>(() => {});
 
 /**
- * Resolves true if the media has not produced a playable video 15 s after the
- * start; once it has, never resolves (the session saga cancels it at the end).
+ * The 15 s start deadline (docs/requirements.md R46): resolves true if the media has not
+ * produced a playable video 15 s after the start; once it has, never resolves (the session saga cancels it at the end).
  * `elapsedMs`: how long ago Start chat was tapped (a start that waited for the live chunk).
  */
 function* startDeadline(elapsedMs: number) {

@@ -13,7 +13,7 @@ import {
   type SentenceEvent,
   type SentenceTiming,
 } from '../../../src/features/voice/sentences.ts';
-import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/features/voice/sagas/conversation.ts';
+import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/features/voice/sagas/callState.ts';
 import type { VadRun } from './runs.ts';
 
 export interface SpeechRun {
@@ -56,7 +56,7 @@ export async function startSpeech(host: string): Promise<SpeechProbe> {
   };
 }
 
-/** The app's sentence timing (src/features/voice/sagas/conversation.ts). */
+/** The app's sentence timing (src/features/voice/sagas/callState.ts). */
 const TIMING: SentenceTiming = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
 
 export interface SentenceSend {

@@ -12,17 +12,18 @@ import { AEC_WARMUP_MS, WARMUP_VOLUME } from './echoWarmup.ts';
 /** A step of the fake clock, well inside the warm-up. */
 const WARMUP_TICK_MS = 100;
 import { NO_AUDIO_MS } from './resources.ts';
+import { AVATAR_SPEAKING_POSITIVE_THRESHOLD } from './outputs.ts';
 import {
-  AVATAR_SPEAKING_POSITIVE_THRESHOLD,
   CALL_START_SILENCE_MS,
-  LANG_CHANGE_SILENCE_MS,
-  MAX_RECOGNIZER_RESTARTS,
-  RECOGNIZER_RESTART_DELAYS_MS,
+  CATCH_UP_BACKLOG_CHUNKS,
   EARLY_PHRASE_MS,
   ECHO_TAIL_MS,
+  LANG_CHANGE_SILENCE_MS,
+  MAX_RECOGNIZER_RESTARTS,
+  RECOGNIZER_CATCH_UP_MS,
+  RECOGNIZER_RESTART_DELAYS_MS,
   SENTENCE_FINAL_WAIT_MS,
-} from './conversation.ts';
-import { CATCH_UP_BACKLOG_CHUNKS, RECOGNIZER_CATCH_UP_MS } from './callState.ts';
+} from './callState.ts';
 
 let h: VoiceHarness;
 

@@ -30,7 +30,8 @@ import type { CallPipeline } from '../services/service.ts';
 import { createVoiceEvents } from './events.ts';
 import { services } from '../../../sagas/context.ts';
 import { lowerForWarmup, warmEchoCanceller } from './echoWarmup.ts';
-import { converse, thresholdsFor } from './conversation.ts';
+import { converse } from './conversation.ts';
+import { thresholdsFor } from './outputs.ts';
 import { createVoiceScope, isSessionOver, micFailureNotice, micFailureOf } from './resources.ts';
 
 const log = createLogger('voice');

@@ -47,11 +47,13 @@ function drive(start: Partial<Parameters<typeof startCall>[0]> = {}) {
 }
 
 const connected = { type: 'recognizerSettled', ok: true, backlog: 0 } as const;
-const words = (text: string, extra: { atMs?: number; receivedMs?: number; echo?: boolean } = {}): CallEvent => ({
+/** The avatar's last reply, as the store keeps it for the echo check. */
+const AVATAR_SAID = ['the weather today is sunny and warm'];
+const words = (text: string, extra: { atMs?: number; receivedMs?: number } = {}): CallEvent => ({
   type: 'recognized',
   text,
   receivedMs: 5000,
-  echo: false,
+  avatarTexts: AVATAR_SAID,
   ...extra,
 });
 
@@ -125,9 +127,9 @@ describe('a call as a state machine', () => {
     expect(c.send({ type: 'muteToggled', muted: true, received: 0 })).toEqual([
       { type: 'pauseFeed', paused: true },
       { type: 'put', action: vadSpeechEnded() },
-      { type: 'muteDetector', muted: true },
+      { type: 'muteDetector', muted: true, why: 'mute' },
     ]);
-    expect(c.names()).toEqual(['muted', 'listening']);
+    expect(c.names()).toEqual(['muted']);
     expect(c.state.audioCheckAt).toBeNull();
     c.after(10).send({ type: 'muteToggled', muted: false, received: 0 });
     expect(c.state.audioCheckAt).toBe(1_000_010 + NO_AUDIO_MS);
@@ -147,7 +149,7 @@ describe('a call as a state machine', () => {
     expect(back).toContainEqual({ type: 'openRecognizer', silenceMs: CALL_START_SILENCE_MS });
     expect(back).toContainEqual({ type: 'put', action: callAudioBack() });
     expect(c.state.lang).toBe('jp');
-    expect(c.names()).toEqual(['muted', 'listening']);
+    expect(c.names()).toEqual(['muted']);
   });
 
   it('reconnecting: a failed recognizer opens again after 1, 2 and 4 s; one more failure ends the call', () => {
@@ -164,6 +166,27 @@ describe('a call as a state machine', () => {
     expect(last.at(-1)).toEqual({ type: 'end', notice: { id: catalogue.speechUnreachable.id } });
   });
 
+  it('reconnecting: a recognizer that fails while it is still connecting keeps the longer wait for the sentence it owes', () => {
+    const c = drive();
+    c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+    c.send({ type: 'recognizerFailed', connectionLost: true, details: 'connection failure' });
+    expect(c.names()).toEqual(['reconnecting', 'listening']);
+    c.send({ type: 'speechStart' });
+    c.send({ type: 'speechEnd' });
+    expect(c.state.sentences.closing?.deadline).toBe(1_000_000 + PENDING_RECOGNIZER_WAIT_MS);
+    c.send(connected);
+    expect(c.names()).toContain('reconnecting');
+  });
+
+  it('reconnecting: a new language during the wait opens its recognizer at once, with its shorter silence, instead of the restart', () => {
+    const c = drive();
+    c.send(connected);
+    c.send({ type: 'recognizerFailed', connectionLost: true, details: '' });
+    expect(c.send({ type: 'langChosen', lang: 'jp' }).at(-1)).toEqual({ type: 'openRecognizer', silenceMs: LANG_CHANGE_SILENCE_MS });
+    expect(c.state.recognizer.restartAt).toBeNull();
+    expect(c.names()).not.toContain('reconnecting');
+  });
+
   it('reconnecting: a phrase recognized in between starts the count again', () => {
     const c = drive();
     c.send(connected);
@@ -177,8 +200,8 @@ describe('a call as a state machine', () => {
   it("the detector's hand-over: while it loads, the recognizer's words open and close a sentence; the avatar's echo opens none", () => {
     const c = drive({ avatarSpeaking: true });
     c.send(connected);
-    expect(c.send({ type: 'recognizing', text: 'the weather', receivedMs: 100, echo: false })).toEqual([]);
-    c.send(words('the weather today is sunny', { echo: true }));
+    expect(c.send({ type: 'recognizing', text: 'the weather' })).toEqual([]);
+    c.send(words('the weather today is sunny'));
     expect(c.names()).toEqual(['listening', 'the avatar speaking']);
     c.send({ type: 'avatarLooked', speaking: false });
     c.after(ECHO_TAIL_MS).send(words('what about tomorrow'));

@@ -13,7 +13,7 @@ import type { Action } from '@reduxjs/toolkit';
 import type { Lang } from '../../locale/localeSlice.ts';
 import { catalogue } from '../../notices/messages.ts';
 import type { NoticeMessage } from '../../notices/noticesSlice.ts';
-import { wordsOf } from '../echo.ts';
+import { isEchoOf, wordsOf } from '../echo.ts';
 import { REPLAY_KEEP_MS } from '../pcmFeed.ts';
 import {
   initialSentenceState,
@@ -23,6 +23,7 @@ import {
   type SentenceOutput,
 } from '../sentences.ts';
 import { callAudioBack, callAudioLost, vadSpeechEnded, vadSpeechStarted } from '../voiceSlice.ts';
+import type { MicErrorKind } from '../services/pipeline.ts';
 import { NO_AUDIO_MS, noAudioNotice } from './resources.ts';
 import {
   CALL_START_SILENCE_MS,
@@ -41,8 +42,10 @@ const PENDING_TIMING = { ...TIMING, waitMs: PENDING_RECOGNIZER_WAIT_MS };
 export type CallEvent =
   /** Voice detection heard a sentence start or end, or a sound too short to be one. */
   | { type: 'speechStart' | 'speechEnd' | 'misfire' }
-  /** The current recognizer's words; `atMs` where they began on the feed's clock, `echo` whether they repeat the avatar. */
-  | { type: 'recognizing' | 'recognized'; text: string; atMs?: number; receivedMs: number; echo: boolean }
+  /** The current recognizer's words, `atMs` where they began on the feed's clock. */
+  | { type: 'recognizing'; text: string; atMs?: number }
+  /** Its final phrase; `receivedMs` the feed's clock now, `avatarTexts` the avatar's last replies (is the phrase their echo?). */
+  | { type: 'recognized'; text: string; atMs?: number; receivedMs: number; avatarTexts: readonly string[] }
   | { type: 'recognizerFailed'; connectionLost: boolean; details: string }
   /** The recognizer being opened connected (`backlog`: chunks handed to it) or could not. */
   | { type: 'recognizerSettled'; ok: true; backlog: number }
@@ -50,7 +53,7 @@ export type CallEvent =
   | { type: 'restartDue' }
   | { type: 'audioCheckDue'; received: number }
   | { type: 'detectorSettled'; joined: boolean; receivedMs: number }
-  | { type: 'micError'; kind: string; message: string }
+  | { type: 'micError'; kind: MicErrorKind; message: string }
   | { type: 'audioLost'; state: string }
   | { type: 'audioBack'; muted: boolean; received: number }
   | { type: 'muteToggled'; muted: boolean; received: number }
@@ -76,7 +79,8 @@ export type CallEffect =
   | { type: 'openRecognizer'; silenceMs: number; replayFromMs?: number }
   | { type: 'closeRecognizer' }
   | { type: 'pauseFeed'; paused: boolean }
-  | { type: 'muteDetector'; muted: boolean }
+  /** Voice detection (and capture) paused or resumed: for mute, or for another app taking the audio and giving it back. */
+  | { type: 'muteDetector'; muted: boolean; why: 'mute' | 'pause' | 'resume' }
   | { type: 'threshold'; raised: boolean }
   | { type: 'holdAvatar'; held: boolean }
   | { type: 'resumeAvatarVoice' }
@@ -181,7 +185,8 @@ class Step {
     this.sentence({ type: 'flush' });
     const wait = RECOGNIZER_RESTART_DELAYS_MS[this.s.recognizer.restarts];
     if (wait === undefined) return this.end({ id: connectionLost ? catalogue.speechUnreachable.id : catalogue.asrConfigFailed.id });
-    this.recognizer({ status: 'reconnecting', restarts: this.s.recognizer.restarts + 1, restartAt: this.env.now + wait });
+    // An open still in flight stays connecting (its sentences keep the longer wait) until the restart replaces it.
+    this.recognizer({ restarts: this.s.recognizer.restarts + 1, restartAt: this.env.now + wait });
   }
 }
 
@@ -212,6 +217,7 @@ function transition(t: Step, event: CallEvent): void {
     case 'recognizing':
     case 'recognized':
       if (event.type === 'recognized') {
+        // A phrase recognized: the service works, and the failures in a row start again from none.
         t.recognizer({ restarts: 0, answeredToMs: Math.max(s.recognizer.answeredToMs, event.receivedMs - LANG_CHANGE_SILENCE_MS) });
       }
       if (recognizerMarks(t, event.atMs)) markByRecognizer(t, event);
@@ -229,7 +235,7 @@ function transition(t: Step, event: CallEvent): void {
         }
         return;
       }
-      t.recognizer({ status: 'connected' });
+      t.recognizer({ status: 'closed' });
       t.log('warn', 'recognition could not start', { error: event.error, restarts: s.recognizer.restarts });
       // The call's first recognizer: its settings. A later one (a restart, a new language, a new network): the connection.
       if (!s.recognizer.worked) return t.end({ id: catalogue.asrConfigFailed.id });
@@ -265,7 +271,7 @@ function transition(t: Step, event: CallEvent): void {
         { type: 'pauseFeed', paused: true },
         { type: 'put', action: vadSpeechEnded() },
         { type: 'put', action: callAudioLost() },
-        { type: 'muteDetector', muted: true },
+        { type: 'muteDetector', muted: true, why: 'pause' },
       );
       return;
     case 'audioBack':
@@ -273,7 +279,7 @@ function transition(t: Step, event: CallEvent): void {
       t.log('info', 'the audio is back: the call listens again', { muted: event.muted });
       t.set({ audio: event.muted ? 'muted' : 'live' });
       t.armAudioCheck(event.muted, event.received);
-      t.do({ type: 'pauseFeed', paused: event.muted }, { type: 'muteDetector', muted: event.muted });
+      t.do({ type: 'pauseFeed', paused: event.muted }, { type: 'muteDetector', muted: event.muted, why: 'resume' });
       t.open(CALL_START_SILENCE_MS);
       t.do({ type: 'resumeAvatarVoice' }, { type: 'put', action: callAudioBack() });
       return;
@@ -287,13 +293,14 @@ function transition(t: Step, event: CallEvent): void {
         t.sentence({ type: 'flush' });
         t.do({ type: 'put', action: vadSpeechEnded() });
       }
-      t.do({ type: 'muteDetector', muted: event.muted });
+      t.do({ type: 'muteDetector', muted: event.muted, why: 'mute' });
       return;
     case 'langChosen':
       if (event.lang === s.lang) return;
       t.flush();
       t.set({ lang: event.lang });
-      // Paused, the new language waits for the audio to come back.
+      // Paused, the new language waits for the audio to come back. A restart waiting after a
+      // failure is replaced by this recognizer, which keeps the language change's shorter silence.
       if (!away) t.open(LANG_CHANGE_SILENCE_MS);
       return;
     case 'networkChanged': {
@@ -355,7 +362,7 @@ function markByRecognizer(t: Step, event: Extract<CallEvent, { type: 'recognizin
     const { speaking, spokeAt } = t.s.avatar;
     if (speaking || env.now - spokeAt < ECHO_TAIL_MS) {
       if (event.type === 'recognizing') return;
-      if (event.echo) {
+      if (isEchoOf(event.text, event.avatarTexts)) {
         t.log('info', 'a phrase heard before voice detection was ready repeats the avatar: dropped as echo', { words: wordsOf(event.text).length });
         return;
       }

@@ -52,11 +52,11 @@ export interface CallState {
   /** live; muted by the visitor; or away: another app (an iOS call, Siri) has the page's audio. */
   readonly audio: 'live' | 'muted' | 'away';
   readonly recognizer: {
-    /** connecting (opened, not yet connected), connected, reconnecting (waiting to open again after a failure), or closed (paused). */
-    readonly status: 'connecting' | 'connected' | 'reconnecting' | 'closed';
+    /** connecting (opened, its connection not settled yet), connected, or closed (none: it could not connect, or the call is paused). */
+    readonly status: 'connecting' | 'connected' | 'closed';
     /** Failures in a row with no phrase recognized since. */
     readonly restarts: number;
-    /** When a reconnecting recognizer opens again. */
+    /** When a failed recognizer opens again (the call is reconnecting until then). */
     readonly restartAt: number | null;
     /** One of this call's recognizers has connected: a later one that cannot met the network, not bad settings. */
     readonly worked: boolean;
@@ -93,10 +93,10 @@ export function callStates(s: CallState): CallStateName[] {
   const names: CallStateName[] = [];
   if (s.audio === 'away') names.push('paused by the system');
   if (s.audio === 'muted') names.push('muted');
-  if (s.recognizer.status === 'reconnecting') names.push('reconnecting');
+  if (s.recognizer.restartAt !== null) names.push('reconnecting');
   if (s.sentences.closing) names.push('waiting for words');
   if (s.sentences.open) names.push('a sentence open');
-  if (!s.sentences.open && !s.sentences.closing && s.audio !== 'away') names.push('listening');
+  if (!s.sentences.open && !s.sentences.closing && s.audio === 'live') names.push('listening');
   if (s.avatar.speaking) names.push('the avatar speaking');
   return names;
 }

@@ -15,7 +15,6 @@ import { langChosen, selectLang } from '../../locale/localeSlice.ts';
 import { alertShown } from '../../notices/noticesSlice.ts';
 import { messageReceived, sendRequested } from '../../signaling/signalingActions.ts';
 import { signalingResumed } from '../../session/sessionSlice.ts';
-import { isEchoOf } from '../echo.ts';
 import type { PcmFeed } from '../pcmFeed.ts';
 import { nextDeadline } from '../sentences.ts';
 import { muteToggled, selectAvatarActivity, selectMuted } from '../voiceSlice.ts';
@@ -28,19 +27,6 @@ import { avatarEchoes, TIMING } from './callState.ts';
 import type { VoiceEvent, VoiceEvents } from './events.ts';
 import { act, thresholdsFor } from './outputs.ts';
 import { createRecognizerSlot, never, settle, type RecognizerHandle, type VoiceScope } from './resources.ts';
-
-export { AVATAR_SPEAKING_POSITIVE_THRESHOLD, discardNotice, thresholdsFor } from './outputs.ts';
-export {
-  CALL_START_SILENCE_MS,
-  CATCH_UP_BACKLOG_CHUNKS,
-  EARLY_PHRASE_MS,
-  ECHO_TAIL_MS,
-  LANG_CHANGE_SILENCE_MS,
-  MAX_RECOGNIZER_RESTARTS,
-  RECOGNIZER_CATCH_UP_MS,
-  RECOGNIZER_RESTART_DELAYS_MS,
-  SENTENCE_FINAL_WAIT_MS,
-} from './callState.ts';
 
 const log = createLogger('voice');
 
@@ -69,6 +55,8 @@ const isControl = (a: Action) =>
   callLeft.match(a) || muteToggled.match(a) || langChosen.match(a) || signalingResumed.match(a) || isAvatarChange(a);
 const isNlpReady = (a: Action) => messageReceived.match(a) && a.payload.msg_type === 'command' && a.payload.command === 'nlp_ready';
 
+const MUTE_FAILED = { mute: 'mute failed', pause: 'pausing the call failed', resume: 'resuming the call failed' } as const;
+
 /** A delay until `at`, or a wait that never ends when nothing is due then. */
 const until = (at: number | null) => (at !== null ? delay(Math.max(0, at - Date.now())) : call(never));
 
@@ -80,7 +68,8 @@ export function* converse(ctx: ConversationContext) {
   const env = () => ({ now: Date.now(), newId: () => platform.randomUUID() });
   let farEnd = ctx.farEnd;
   let pending: Promise<RecognizerHandle> | null = null;
-  let [state, starting] = startCall({ lang: yield* select(selectLang), avatarSpeaking: ctx.avatarSpeaking, echoGated: ctx.echoGated, received: feed.received, now: Date.now() });
+  const started = startCall({ lang: yield* select(selectLang), avatarSpeaking: ctx.avatarSpeaking, echoGated: ctx.echoGated, received: feed.received, now: Date.now() });
+  let state = started[0];
 
   /** Effects that need no saga: carried out at once (an interrupt's hold runs inside act()). */
   const runSync = (effect: CallEffect): boolean => {
@@ -134,7 +123,7 @@ export function* converse(ctx: ConversationContext) {
           try {
             yield* call([pipeline, pipeline.mute], effect.muted);
           } catch (error) {
-            log.warn('muting voice detection failed', String(error));
+            log.warn(MUTE_FAILED[effect.why], String(error));
           }
           break;
         case 'threshold':
@@ -169,9 +158,10 @@ export function* converse(ctx: ConversationContext) {
       case 'recognizing':
       case 'recognized': {
         if (event.recognizer !== recognizers.id) return true;
-        const echo = event.type === 'recognized' && isEchoOf(event.text, yield* select(selectRecentAvatarTexts));
         const at = event.atMs !== undefined ? { atMs: event.atMs } : {};
-        return yield* feedEvent({ type: event.type, text: event.text, ...at, receivedMs: feed.receivedMs, echo });
+        if (event.type === 'recognizing') return yield* feedEvent({ type: 'recognizing', text: event.text, ...at });
+        const avatarTexts = yield* select(selectRecentAvatarTexts);
+        return yield* feedEvent({ type: 'recognized', text: event.text, ...at, receivedMs: feed.receivedMs, avatarTexts });
       }
       case 'recognizerFailed':
         if (event.recognizer !== recognizers.id) return true;
@@ -190,8 +180,7 @@ export function* converse(ctx: ConversationContext) {
   try {
     // The stream may have changed while the call was starting.
     yield* followAvatarStream();
-    yield* perform(starting);
-    starting = [];
+    yield* perform(started[1]);
     for (;;) {
       const { control, ...wake } = yield* race({
         event: take(events.channel),
@@ -204,7 +193,7 @@ export function* converse(ctx: ConversationContext) {
         detector: state.detector.status === 'loading' ? call(() => pipeline.detecting) : call(never),
       });
       let going = true;
-      if (wake.detector !== undefined) going = yield* feedEvent({ type: 'detectorSettled', joined: wake.detector, receivedMs: feed.receivedMs });
+      if (wake.detector !== undefined) yield* feedEvent({ type: 'detectorSettled', joined: wake.detector, receivedMs: feed.receivedMs });
       if (wake.avatarStream) yield* followAvatarStream();
       // The avatar's next reply is heard again.
       if (control && isNlpReady(control)) feedSync({ type: 'release' });

@@ -1,7 +1,7 @@
 /**
  * What a call's conversation does with the sentence machine's outputs (features/voice/
  * sentences.ts): the visitor's messages, breaks, partial text, toasts and stray phrases;
- * and the VAD threshold that rises while the avatar speaks without an echo gate.
+ * and the VAD thresholds for an avatar speaking with no echo gate to hear it.
  */
 import { select, call, put } from 'typed-redux-saga';
 import type { Lang } from '../../locale/localeSlice.ts';
@@ -13,7 +13,6 @@ import { isEchoOf, wordsOf } from '../echo.ts';
 import { joinPhrases, type DiscardReason, type SentenceOutput } from '../sentences.ts';
 import { partialRecognized, selectAvatarActivity, selectReplyUnderWay, sentenceRecognized } from '../voiceSlice.ts';
 import { createLogger } from '../../../services/logger.ts';
-import type { CallPipeline } from '../services/service.ts';
 import { DEFAULT_FRAME_PROCESSOR_OPTIONS, type VadThresholds } from '../workers/vad/frameProcessor.ts';
 import { services } from '../../../sagas/context.ts';
 
@@ -103,19 +102,4 @@ export function* act(outputs: SentenceOutput[], lang: Lang, voice: Actions) {
         break;
     }
   }
-}
-
-/**
- * Raises the VAD threshold while the avatar speaks and no echo gate hears it, restores it
- * otherwise; returns whether it is raised now.
- */
-export function* syncThreshold(pipeline: CallPipeline, raised: boolean, gated: boolean) {
-  const raise = !gated && (yield* select(selectAvatarActivity)) === 'speaking';
-  if (raise === raised) return raised;
-  try {
-    yield* call([pipeline, pipeline.setThresholds], thresholdsFor(raise));
-  } catch (error) {
-    log.warn('could not change the VAD threshold', String(error));
-  }
-  return raise;
 }

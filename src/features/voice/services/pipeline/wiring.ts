@@ -18,7 +18,7 @@ const log = createLogger('voice');
 /**
  * The echo gate: while the avatar is audible, a frame whose microphone level stays more
  * than 18 dB below the avatar's own level is the avatar's residual echo, and voice
- * detection hears silence instead (the recognizer still hears it). Measured in
+ * detection and the recognizer hear silence instead (docs/decisions.md, D2). Measured in
  * bench/echo.mjs, residual echo from −35 to −15 dB.
  */
 export const ECHO_GATE_DB = -18;
