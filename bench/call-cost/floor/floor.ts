@@ -24,7 +24,7 @@ const LANG = 'en';
 const DEVICE_ID = `bench-floor-${Math.random().toString(36).slice(2)}`;
 /** The spec's stream poll cadence. */
 const POLL_MS = 400;
-/** The app's segmentation silence at call start (src/features/voice/sagas/conversation.ts). */
+/** The app's segmentation silence at call start (src/features/voice/sagas/callState.ts). */
 const SEGMENTATION_SILENCE_MS = 1000;
 
 interface FloorState {
