@@ -47,6 +47,14 @@ function drive(start: Partial<Parameters<typeof startCall>[0]> = {}) {
 }
 
 const connected = { type: 'recognizerSettled', ok: true, backlog: 0 } as const;
+
+/** A call whose recognizer has connected and whose detector has joined. */
+function listening(start: Partial<Parameters<typeof startCall>[0]> = {}) {
+  const c = drive(start);
+  c.send(connected);
+  c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+  return c;
+}
 /** The avatar's last reply, as the store keeps it for the echo check. */
 const AVATAR_SAID = ['the weather today is sunny and warm'];
 const words = (text: string, extra: { atMs?: number; receivedMs?: number } = {}): CallEvent => ({
@@ -66,9 +74,7 @@ describe('a call as a state machine', () => {
   });
 
   it('listening → a sentence open: speech starting interrupts the avatar', () => {
-    const c = drive({ avatarSpeaking: true });
-    c.send(connected);
-    c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+    const c = listening({ avatarSpeaking: true });
     expect(c.names()).toEqual(['listening', 'the avatar speaking']);
     expect(c.send({ type: 'speechStart' })).toEqual([{ type: 'put', action: vadSpeechStarted() }]);
     expect(c.names()).toContain('a sentence open');
@@ -76,9 +82,7 @@ describe('a call as a state machine', () => {
   });
 
   it('a sentence open → waiting for words → listening: the final phrase sends the sentence', () => {
-    const c = drive();
-    c.send(connected);
-    c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+    const c = listening();
     c.send({ type: 'speechStart' });
     c.send({ type: 'speechEnd' });
     expect(c.names()).toEqual(['waiting for words']);
@@ -89,9 +93,7 @@ describe('a call as a state machine', () => {
   });
 
   it('waiting for words → listening: no words within the wait is "not recognised"', () => {
-    const c = drive();
-    c.send(connected);
-    c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+    const c = listening();
     c.send({ type: 'speechStart' });
     c.send({ type: 'speechEnd' });
     c.send({ type: 'wakeEnded' });
@@ -120,9 +122,7 @@ describe('a call as a state machine', () => {
   });
 
   it('muted: the sentence in progress ends and detection pauses; unmuted, a silent microphone has NO_AUDIO_MS again', () => {
-    const c = drive({ received: 0 });
-    c.send(connected);
-    c.send({ type: 'detectorSettled', joined: true, receivedMs: 0 });
+    const c = listening({ received: 0 });
     c.send({ type: 'speechStart' });
     expect(c.send({ type: 'muteToggled', muted: true, received: 0 })).toEqual([
       { type: 'pauseFeed', paused: true },
