@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TTS_CHARS, parseWav, resample, sanitizeSpeechText, synthesize } from './tts.ts';
+import { trackedChildPids } from './children.ts';
+import { MAX_TTS_CHARS, parseWav, resample, sanitizeSpeechText, synthesize, withSynthesisSignal } from './tts.ts';
 
 const rms = (pcm: Int16Array): number => Math.sqrt(pcm.reduce((e, s) => e + s * s, 0) / Math.max(1, pcm.length)) / 32768;
 
@@ -25,6 +26,24 @@ describe('synthesize (espeak-ng)', () => {
 
   it('gives no samples for text with nothing to say', async () => {
     expect((await synthesize(' \n\t ', 'en')).length).toBe(0);
+  });
+
+  it('an interrupted synthesis kills its espeak-ng (SIGKILL) and gives no samples', async () => {
+    // The espeak-ng is stopped (SIGSTOP) as soon as it runs, so it can never finish by itself:
+    // only a SIGKILL makes it go (SIGTERM stays pending on a stopped process). No timing involved.
+    const before = new Set(trackedChildPids());
+    const interruption = new AbortController();
+    const pending = withSynthesisSignal(interruption.signal, () => synthesize('the avatar keeps talking. '.repeat(30), 'en'));
+    let pid: number | undefined;
+    while (pid === undefined) {
+      pid = trackedChildPids().find((p) => !before.has(p));
+      if (pid === undefined) await new Promise((r) => setImmediate(r));
+    }
+    process.kill(pid, 'SIGSTOP');
+    interruption.abort();
+    const pcm = await pending;
+    expect(pcm.length).toBe(0);
+    await expect.poll(() => trackedChildPids().includes(pid)).toBe(false);
   });
 });
 
