@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { catalogue } from '../features/notices/messages.ts';
-import { networkChangeSuspected, signalingResumed, signalingStateChanged, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
+import { avatarMovedAgain, networkChangeSuspected, selectReconnecting, signalingResumed, signalingStateChanged, START_TIMEOUT_MS, startRequested, videoCanPlay, videoPlaying } from '../features/session/sessionSlice.ts';
 import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_DOUBT_MS, MEDIA_POLL_MS, MEDIA_RECONNECT_DELAY_MS, MEDIA_RECONNECTS, MEDIA_SILENCE_MS, RESUME_WAIT_MS } from './media.ts';
 import { SIGNALING_OPEN_TIMEOUT_MS, SIGNALING_RECONNECT_DELAY_MS } from './signaling.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
@@ -32,14 +32,14 @@ describe('media', () => {
     await h.flush();
     // A disconnected connection may still come back: it is let go when the first attempt goes.
     expect(h.peers[0]?.close).not.toHaveBeenCalled();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     await h.advance(1999);
     expect(h.peers[0]?.close).not.toHaveBeenCalled();
     await h.advance(1);
     expect(h.peers[0]?.close).toHaveBeenCalled();
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
   });
 
   it('a failed connection is let go at once, and the new WHEP request goes 2 s later', async () => {
@@ -47,13 +47,13 @@ describe('media', () => {
     h.peers[0]?.emitState('failed');
     await h.flush();
     expect(h.peers[0]?.close).toHaveBeenCalled();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     await h.advance(1999);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
     await h.advance(1);
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
   });
 
   it("uses the ICE servers of the session's route for the first connection and for every reconnect", async () => {
@@ -78,9 +78,9 @@ describe('media', () => {
     h.peers[0]!.flowing = false;
     const stopped = Date.now();
     await h.advance(MEDIA_SILENCE_MS - MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(0);
     await h.advance(MEDIA_POLL_MS * 2);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(h.ofType(networkChangeSuspected.type).map((a) => a.payload)).toEqual(['media']);
     expect(h.session().media).toBe('connected');
     // The silent connection is kept while the attempt waits: it may still come back.
@@ -94,7 +94,7 @@ describe('media', () => {
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.peers[0]?.close).toHaveBeenCalled();
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
     expect(Date.now() - stopped).toBeLessThanOrEqual(MEDIA_RECONNECT_DELAY_MS + 10);
   });
 
@@ -108,7 +108,7 @@ describe('media', () => {
     h.peers[0]!.flowing = false;
     const stopped = Date.now();
     await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS + 10);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
     expect(Date.now() - stopped).toBeLessThan(MEDIA_RECONNECT_DELAY_MS);
@@ -119,7 +119,7 @@ describe('media', () => {
     await h.advance(MEDIA_POLL_MS * 4);
     h.peers[0]!.flowing = false;
     await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
     h.networkChanged('connection');
     await h.flush();
@@ -147,9 +147,9 @@ describe('media', () => {
     expect(hints()).toEqual([]);
     await h.advance(MEDIA_POLL_MS * 2);
     expect(hints()).toEqual(['media']);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(0);
     await h.advance(MEDIA_SILENCE_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(hints()).toEqual(['media']);
   });
 
@@ -159,7 +159,7 @@ describe('media', () => {
     h.peers[0]!.flowing = false;
     h.dispatch(signalingStateChanged('resuming'));
     await h.advance(MEDIA_RECONNECT_DELAY_MS + MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
     h.dispatch(signalingResumed());
     await h.flush();
@@ -183,7 +183,7 @@ describe('media', () => {
     h.peers[0]!.flowing = false;
     h.dispatch(networkChangeSuspected('media'));
     await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
   });
 
@@ -226,7 +226,7 @@ describe('media', () => {
     await h.advance(MEDIA_POLL_MS * 4);
     h.peers[0]!.flowing = false;
     await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     h.peers[0]!.flowing = true;
     await h.advance(MEDIA_RECONNECT_DELAY_MS * 3);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
@@ -247,7 +247,7 @@ describe('media', () => {
     await h.advance(MEDIA_POLL_MS * 4);
     h.peers[0]!.flowing = false;
     await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     h.peers[0]!.flowing = true;
     await h.advance(MEDIA_POLL_MS);
     h.peers[0]!.flowing = false;
@@ -255,8 +255,8 @@ describe('media', () => {
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.peers[0]?.close).toHaveBeenCalled();
     expect(h.services.livePeer.get()).toBe(h.peers[1]);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
   });
 
   it('a connection whose media never came (a server that sends nothing) is left to the start\'s limits, not reconnected', async () => {
@@ -265,7 +265,7 @@ describe('media', () => {
     await h.flush();
     await h.advance(START_TIMEOUT_MS - 100);
     expect(h.whep.connect).toHaveBeenCalledTimes(1);
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(0);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(0);
   });
 
   it('tries 3 times 2 s apart, then shows reconnectFailed and ends the session', async () => {
@@ -279,7 +279,7 @@ describe('media', () => {
       await h.advance(1);
       expect(h.whep.connect).toHaveBeenCalledTimes(attempt + 1);
     }
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(3);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(3);
     expect(h.state().notices.alert?.message).toEqual({ id: catalogue.reconnectFailed.id });
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'reconnectFailed' });
     expect(h.sockets[0]?.types()).toContain('close_webrtc');
@@ -297,7 +297,7 @@ describe('media', () => {
     expect(h.peers[1]?.close).not.toHaveBeenCalled();
     await h.advance(1);
     expect(h.peers[1]?.close).toHaveBeenCalled();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(2);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(2);
   });
 
   it('bounds the whole attempt: a WHEP connect that never settles (a dead link) is aborted, and three such attempts end the session within 21 s', async () => {
@@ -423,12 +423,12 @@ describe('media: the closed state of the avatar-video connection', () => {
     h.peers[0]?.emitState('closed');
     await h.flush();
     expect(h.services.livePeer.get()).toBeNull();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(1);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(1);
     await h.advance(MEDIA_RECONNECT_DELAY_MS);
     expect(h.whep.connect).toHaveBeenCalledTimes(2);
     expect(h.services.livePeer.get()).toBe(h.peers[1]);
     expect(h.services.remoteMedia.get()).toBe(h.peers[1]?.stream);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 1 });
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
   });
 
   // media.ts does not handle it today (see the top of this file).
@@ -453,10 +453,73 @@ describe('media: the closed state of the avatar-video connection', () => {
     await h.flush();
     // Given up at once (no time has passed), not at the attempt's own 5 s limit (MEDIA_CONNECT_TIMEOUT_MS).
     expect(h.peers[1]?.close).toHaveBeenCalled();
-    expect(h.ofType('session/mediaReconnectStarted')).toHaveLength(2);
+    expect(h.ofType('session/mediaAttemptStarted')).toHaveLength(2);
     await h.advance(MEDIA_RECONNECT_DELAY_MS);
     expect(h.whep.connect).toHaveBeenCalledTimes(3);
     expect(h.services.remoteMedia.get()).toBe(h.peers[2]?.stream);
-    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', mediaReconnects: 2 });
+    expect(h.session()).toMatchObject({ status: 'live', media: 'connected', reconnects: { media: 1, signaling: 0 } });
+  });
+
+  describe('what the reconnect hint reads (docs/requirements.md R117)', () => {
+    it('from the drop the session is reconnecting; a new connection waits for the avatar to move; its first frame ends it', async () => {
+      await goLive(h);
+      expect(selectReconnecting(h.state())).toBe(false);
+      h.plan.peers.splice(0, 1, 'silent', 'connect');
+      h.peers[0]?.emitState('failed');
+      await h.flush();
+      expect(h.session().mediaRecovery).toBe('reconnecting');
+      expect(selectReconnecting(h.state())).toBe(true);
+      await h.advance(MEDIA_RECONNECT_DELAY_MS);
+      h.peers[1]?.emitState('closed');
+      await h.flush();
+      expect(selectReconnecting(h.state())).toBe(true);
+      await h.advance(MEDIA_RECONNECT_DELAY_MS);
+      // Connected again, but the visitor still sees the frozen frame until the video moves.
+      expect(h.ofType('session/mediaReconnected').map((a) => a.payload)).toEqual([{ how: 'new' }]);
+      expect(h.session().mediaRecovery).toBe('awaitingVideo');
+      expect(selectReconnecting(h.state())).toBe(true);
+      h.dispatch(avatarMovedAgain());
+      expect(selectReconnecting(h.state())).toBe(false);
+      // One reconnect of two attempts.
+      expect(h.ofType('session/mediaAttemptStarted').map((a) => a.payload)).toEqual([{ attempt: 1 }, { attempt: 2 }]);
+      expect(h.session().reconnects).toEqual({ media: 1, signaling: 0 });
+    });
+
+    it('media back by itself also waits for the avatar to move; a second drop is a second reconnect', async () => {
+      await goLive(h);
+      await h.advance(MEDIA_POLL_MS * 4);
+      h.peers[0]!.flowing = false;
+      await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+      expect(selectReconnecting(h.state())).toBe(true);
+      h.peers[0]!.flowing = true;
+      await h.advance(MEDIA_RECONNECT_DELAY_MS);
+      expect(h.ofType('session/mediaReconnected').map((a) => a.payload)).toEqual([{ how: 'back' }]);
+      h.dispatch(avatarMovedAgain());
+      expect(selectReconnecting(h.state())).toBe(false);
+      h.peers[0]!.flowing = false;
+      await h.advance(MEDIA_SILENCE_MS + MEDIA_POLL_MS);
+      expect(selectReconnecting(h.state())).toBe(true);
+      expect(h.session().reconnects).toEqual({ media: 2, signaling: 0 });
+    });
+
+    it('a signaling channel that reconnects is one reconnect, shown until it is open again', async () => {
+      await goLive(h);
+      h.sockets[0]?.serverClose(1012);
+      await h.flush();
+      expect(h.session().signaling).toBe('reconnecting');
+      expect(selectReconnecting(h.state())).toBe(true);
+      await h.advance(SIGNALING_RECONNECT_DELAY_MS);
+      h.sockets[1]?.serverOpen();
+      await h.flush();
+      expect(selectReconnecting(h.state())).toBe(false);
+      expect(h.session().reconnects).toEqual({ media: 0, signaling: 1 });
+    });
+
+    it('nothing is shown while the session is still connecting', () => {
+      h.dispatch(startRequested());
+      h.dispatch(signalingStateChanged('open'));
+      h.dispatch(signalingStateChanged('reconnecting'));
+      expect(selectReconnecting(h.state())).toBe(false);
+    });
   });
 });

@@ -12,6 +12,8 @@ import type { Action } from '@reduxjs/toolkit';
 import { call, delay, fork, put, race, select, take, takeEvery } from 'typed-redux-saga';
 import { catalogue } from '../features/notices/messages.ts';
 import {
+  mediaAttemptStarted,
+  mediaReconnected,
   mediaReconnectStarted,
   mediaStateChanged,
   networkChangeSuspected,
@@ -130,14 +132,98 @@ interface DroppedMedia {
   droppedAt: number;
 }
 
+/** How one reconnect attempt ended. */
+type AttemptOutcome =
+  | { kind: 'connected'; connection: WhepConnection }
+  /** Media flows again on the dropped connection: no reconnect needed. */
+  | { kind: 'back' }
+  /** `deadNetwork`: it never reached the media server (metDeadNetwork). */
+  | { kind: 'failed'; deadNetwork: boolean };
+
 /**
- * Up to MEDIA_RECONNECTS new WHEP connections, MEDIA_RECONNECT_DELAY_MS apart, the first
- * that long after the media stopped (its last packet, for a path that went silent; the
- * browser's report otherwise). A dropped connection that is still open is watched while
- * the first attempt waits: media flowing on it again calls the reconnect off (null).
+ * One attempt: wait `wait` (its offer made PREPARE_LEAD_MS before the end), wait for a signaling
+ * channel that is down, then one WHEP connection, the whole of it bounded by
+ * MEDIA_CONNECT_TIMEOUT_MS. Media flowing again on the dropped connection `old` ends it as 'back'.
+ */
+function* attemptReconnect(
+  target: MediaTarget,
+  signal: AbortSignal,
+  wait: number,
+  first: boolean,
+  old: WhepConnection | null,
+  news: NetworkNews,
+): Generator<unknown, AttemptOutcome> {
+  const { whep } = yield* services();
+  let succeeded = false;
+  // The attempt's own signal: aborted when the attempt fails or the session ends.
+  const attemptAbort = new AbortController();
+  const abortAttempt = () => attemptAbort.abort();
+  signal.addEventListener('abort', abortAttempt, { once: true });
+  const held: { candidate: WhepConnection | null } = { candidate: null };
+  try {
+    const { back, connected } = yield* race({
+      // The dropped connection is watched through the whole attempt: a blackout that ends, a
+      // path that comes back, calls the reconnect off whichever attempt is under way.
+      back: old ? call(untilMediaAgain, old) : call(never),
+      connected: call(function* () {
+        yield* call(waitForAttempt, wait, attemptAbort.signal, target, news);
+        // Reconnecting makes sense only while the room is reachable; a lost channel ends the
+        // session on its own.
+        const channel = yield* select(selectSignalingState);
+        if (CHANNEL_DOWN.includes(channel)) {
+          yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
+        } else if (channel === 'resuming' && first) {
+          // A channel resuming on a new network rejoins the room in a moment; a media server
+          // that knows its viewers by the room's signaling (the stand-in) refuses an attempt
+          // made before. The first attempt only, and not for long: on a network that is
+          // down (a tunnel) every attempt fails either way, and the visitor would be told later.
+          yield* race({ resumed: take(signalingResumed.match), waited: delay(RESUME_WAIT_MS) });
+        }
+        const { ok } = yield* race({
+          ok: call(function* () {
+            held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
+            return yield* call(untilConnected, held.candidate);
+          }),
+          timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
+        });
+        return ok ?? false;
+      }),
+    });
+    if (back) return { kind: 'back' };
+    if (connected && held.candidate) {
+      const connection = held.candidate;
+      held.candidate = null;
+      succeeded = true;
+      return { kind: 'connected', connection };
+    }
+    log.warn('media reconnect attempt did not connect', { withinMs: MEDIA_CONNECT_TIMEOUT_MS });
+    return { kind: 'failed', deadNetwork: false };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    log.warn('media reconnect attempt failed', { error: String(error) });
+    return { kind: 'failed', deadNetwork: metDeadNetwork(error) };
+  } finally {
+    signal.removeEventListener('abort', abortAttempt);
+    // Not connected: its offer, WHEP request or ICE gathering, if still under way, stops, and its peer closes.
+    if (!succeeded) attemptAbort.abort();
+    held.candidate?.close();
+  }
+}
+
+/**
+ * After a drop, the reconnect:
+ * - attempts go MEDIA_RECONNECT_DELAY_MS apart, the first that long after the media stopped
+ *   (its last packet, for a path that went silent; the browser's report otherwise), or at once
+ *   when the browser said its network changed within NETWORK_CHANGE_WINDOW_MS;
+ * - MEDIA_RECONNECTS failed attempts end the session with reconnectFailed;
+ * - the dead-network rule: an attempt that never reached the media server (no candidate, no
+ *   answer) is not counted while the dropped connection may still come back (not failed nor
+ *   closed) and three whole attempts' time has not passed since the drop: the old path may
+ *   come back, and an attempt made after the network did will connect;
+ * - media flowing again on the dropped connection calls the reconnect off (null).
  */
 function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: DroppedMedia, news: NetworkNews) {
-  const { whep, livePeer } = yield* services();
+  const { livePeer } = yield* services();
   let old = dropped.old;
   const letGo = () => {
     if (!old) return;
@@ -145,93 +231,37 @@ function* reconnectMedia(target: MediaTarget, signal: AbortSignal, dropped: Drop
     old.close();
     old = null;
   };
+  const mayComeBack = () =>
+    old !== null &&
+    !['failed', 'closed'].includes(old.connectionState()) &&
+    Date.now() - dropped.droppedAt < MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS);
+  const firstWait = () =>
+    Date.now() - news.changedAt < NETWORK_CHANGE_WINDOW_MS ? 0 : Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt));
+  yield* put(mediaReconnectStarted());
   let recovered = false;
-  /** Attempts made, counted or not. */
-  let tries = 0;
-  /** Attempts that count against MEDIA_RECONNECTS (one that met a dead network may not). */
-  let counted = 0;
+  /** Failed attempts that count against MEDIA_RECONNECTS. */
+  let failed = 0;
   try {
-    while (counted < MEDIA_RECONNECTS) {
-      const attempt = counted + 1;
-      yield* put(mediaReconnectStarted());
-      // Counted or not, attempts go 2 s apart; the first 2 s after the media stopped, or at
-      // once when the browser said its network changed just before.
-      const changedNetwork = Date.now() - news.changedAt < NETWORK_CHANGE_WINDOW_MS;
-      const wait =
-        tries === 0 ? (changedNetwork ? 0 : Math.max(0, MEDIA_RECONNECT_DELAY_MS - (Date.now() - dropped.droppedAt))) : MEDIA_RECONNECT_DELAY_MS;
-      const first = tries === 0;
-      tries += 1;
-      // The attempt's own signal: aborted when the attempt times out or the session ends.
-      const attemptAbort = new AbortController();
-      const abortAttempt = () => attemptAbort.abort();
-      signal.addEventListener('abort', abortAttempt, { once: true });
-      const held: { candidate: WhepConnection | null } = { candidate: null };
-      let succeeded = false;
-      let deadNetwork = false;
-      try {
-        // The dropped connection is kept through every attempt: media flowing on it again (a
-        // blackout over, the path back) calls the reconnect off, whichever attempt is under
-        // way. An attempt made while the network is down fails (no candidate can be gathered)
-        // and must not cost the visitor a connection that is about to come back.
-        const { back, ok } = yield* race({
-          back: old ? call(untilMediaAgain, old) : call(never),
-          ok: call(function* () {
-            yield* call(waitForAttempt, wait, attemptAbort.signal, target, news);
-            // Reconnecting makes sense only while the room is reachable; a lost channel ends the
-            // session on its own.
-            const channel = yield* select(selectSignalingState);
-            if (CHANNEL_DOWN.includes(channel)) {
-              yield* take((a: unknown) => signalingStateChanged.match(a) && a.payload === 'open');
-            } else if (channel === 'resuming' && first) {
-              // A channel resuming on a new network rejoins the room in a moment; a media server
-              // that knows its viewers by the room's signaling (the stand-in) refuses an attempt
-              // made before. The first attempt only, and not for long: on a network that is
-              // down (a tunnel) every attempt fails either way, and the visitor would be told later.
-              yield* race({ resumed: take(signalingResumed.match), waited: delay(RESUME_WAIT_MS) });
-            }
-            const { connected } = yield* race({
-              connected: call(function* () {
-                held.candidate = yield* call([whep, whep.connect], target, attemptAbort.signal);
-                return yield* call(untilConnected, held.candidate);
-              }),
-              timeout: delay(MEDIA_CONNECT_TIMEOUT_MS),
-            });
-            return connected ?? false;
-          }),
-        });
-        if (back) {
-          log.info('the dropped media came back by itself: no reconnect');
-          recovered = true;
-          return null;
-        }
-        if (ok && held.candidate) {
-          log.info('media reconnected', { attempt });
-          const connected = held.candidate;
-          held.candidate = null;
-          succeeded = true;
-          letGo();
-          return connected;
-        }
-        log.warn('media reconnect attempt did not connect', { attempt, withinMs: MEDIA_CONNECT_TIMEOUT_MS });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        deadNetwork = metDeadNetwork(error);
-        log.warn('media reconnect attempt failed', { attempt, error: String(error) });
-      } finally {
-        signal.removeEventListener('abort', abortAttempt);
-        // A failed attempt: its offer, WHEP request or ICE gathering, if still under way, stops, and its peer closes.
-        if (!succeeded) attemptAbort.abort();
-        held.candidate?.close();
+    for (let attempt = 1; failed < MEDIA_RECONNECTS; attempt += 1) {
+      yield* put(mediaAttemptStarted({ attempt }));
+      const wait = attempt === 1 ? firstWait() : MEDIA_RECONNECT_DELAY_MS;
+      const outcome = yield* attemptReconnect(target, signal, wait, attempt === 1, old, news);
+      if (outcome.kind === 'back') {
+        log.info('the dropped media came back by itself: no reconnect');
+        recovered = true;
+        yield* put(mediaReconnected({ how: 'back' }));
+        return null;
       }
-      // While the dropped connection has not failed (its ICE still hopes: a blackout, a tunnel),
-      // an attempt that met the same dead network (no candidate gathered, no answer to its
-      // request; a server's refusal counts) is not counted, for as long as three whole attempts may take: the
-      // old path may come back, and an attempt after the network did will connect.
-      const withinWindow = Date.now() - dropped.droppedAt < MEDIA_RECONNECTS * (MEDIA_RECONNECT_DELAY_MS + MEDIA_CONNECT_TIMEOUT_MS);
-      if (deadNetwork && withinWindow && old && !['failed', 'closed'].includes(old.connectionState())) {
+      if (outcome.kind === 'connected') {
+        log.info('media reconnected', { attempt });
+        letGo();
+        yield* put(mediaReconnected({ how: 'new' }));
+        return outcome.connection;
+      }
+      if (outcome.deadNetwork && mayComeBack()) {
         log.info('an attempt met a network that is down while the dropped connection may come back: not counted', { attempt });
       } else {
-        counted += 1;
+        failed += 1;
       }
     }
   } finally {

@@ -137,6 +137,34 @@ describe('signaling', () => {
     expect(h.state().notices.alert).toBeNull();
   });
 
+  it('holds what is sent while the channel reconnects, and sends it in order once the new socket has joined (R117)', async () => {
+    await goLive(h);
+    h.sockets[0]?.serverClose(1012);
+    await h.flush();
+    expect(h.session().signaling).toBe('reconnecting');
+    h.dispatch(sendRequested({ type: 'break' }));
+    h.dispatch(sendRequested(typed));
+    await h.flush();
+    expect(h.ofType('signaling/sendFailed')).toEqual([]);
+    await h.advance(500);
+    expect(h.session().signaling).toBe('open');
+    expect(h.sockets[1]?.types()).toEqual(['offer_2', 'break', 'message_text']);
+    expect(h.ofType('signaling/sendFailed')).toEqual([]);
+  });
+
+  it('what was held through a reconnect that fails is handed back as not sent', async () => {
+    await goLive(h);
+    h.plan.sockets.splice(0, 1, 'refuse', 'refuse', 'refuse');
+    h.sockets[0]?.serverClose();
+    await h.flush();
+    h.dispatch(sendRequested(typed));
+    await h.flush();
+    expect(h.ofType('signaling/sendFailed')).toEqual([]);
+    await h.advance(2000);
+    expect(h.ofType('signaling/sendFailed').map((a) => a.payload)).toEqual([{ request: typed, reason: 'closed' }]);
+    expect(h.state().notices.alert?.message).toEqual({ id: catalogue.signalingLost.id });
+  });
+
   it('sends requested frames with room_id, app_id and deviceId while open', async () => {
     await goLive(h);
     h.dispatch(sendRequested(typed));

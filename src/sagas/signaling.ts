@@ -30,11 +30,12 @@ import {
   roomJoined,
   selectConnectPhase,
   selectSessionStatus,
+  selectSignalingState,
   signalingResumed,
   signalingStateChanged,
   type NetworkHint,
 } from '../features/session/sessionSlice.ts';
-import { encodeClientFrame, parseServerFrame, type FrameIdentity } from '../features/signaling/protocol.ts';
+import { encodeClientFrame, parseServerFrame, type ClientRequest, type FrameIdentity } from '../features/signaling/protocol.ts';
 import { messageReceived, sendFailed, sendRequested } from '../features/signaling/signalingActions.ts';
 import { createLogger } from '../services/logger.ts';
 import type { SignalingSocket, SocketEvent } from '../services/socket.ts';
@@ -353,15 +354,42 @@ export function* runSignaling(link: SignalingLink, params: SignalingParams, memo
   }
 }
 
+/** Requests held while the channel reconnects; past this many, a request fails as on a closed channel. */
+export const HELD_SENDS_MAX = 32;
+
 /**
  * Sends what other features ask for (sendRequested), adding room_id, app_id and
- * deviceId. With no open channel it only warns: nothing is queued, and
- * sendFailed carries the request back so the chat can keep the visitor's text.
+ * deviceId. While the channel reconnects or resumes (the visitor sees the reconnect
+ * hint), requests are held, in order, and sent once it is open again; the session's end
+ * (the channel lost) says the rest. With no channel at all it only warns (the
+ * specification's "a warning only"): sendFailed carries the request back so the chat can
+ * keep the visitor's text.
  */
 export function* signalingSendWatcher(link: SignalingLink) {
+  const held: ClientRequest[] = [];
+  function* fail(request: ClientRequest) {
+    log.warn('send while the signaling channel is closed', { type: request.type });
+    yield* put(sendFailed({ request, reason: 'closed' }));
+  }
+  function* flush() {
+    const requests = held.splice(0);
+    log.info('the channel is back: sending what was held', { count: requests.length });
+    for (const request of requests) if (!link.send(request)) yield* fail(request);
+  }
+  yield* takeEvery(signalingStateChanged.match, function* onChannel(action) {
+    if (held.length === 0) return;
+    if (action.payload === 'open') yield* flush();
+    else if (action.payload === 'closed') for (const request of held.splice(0)) yield* fail(request);
+  });
   yield* takeEvery(sendRequested.match, function* send(action) {
-    if (link.send(action.payload)) return;
-    log.warn('send while the signaling channel is closed', { type: action.payload.type });
-    yield* put(sendFailed({ request: action.payload, reason: 'closed' }));
+    const channel = yield* select(selectSignalingState);
+    if (held.length > 0 && channel === 'open') yield* flush();
+    if (held.length === 0 && link.send(action.payload)) return;
+    if ((channel === 'reconnecting' || channel === 'resuming') && held.length < HELD_SENDS_MAX) {
+      log.info('held until the channel is back', { type: action.payload.type });
+      held.push(action.payload);
+      return;
+    }
+    yield* fail(action.payload);
   });
 }

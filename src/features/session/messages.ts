@@ -16,4 +16,9 @@ export const sessionMessages = defineMessages({
   endChat: { id: 'session.endChat', defaultMessage: 'End chat' },
   avatarVideo: { id: 'session.avatarVideo', defaultMessage: 'Avatar video' },
   tapToPlay: { id: 'session.tapToPlay', defaultMessage: 'Tap to play' },
+  reconnecting: { id: 'session.reconnecting', defaultMessage: 'Reconnecting…' },
+  reconnectingDetail: {
+    id: 'session.reconnectingDetail',
+    defaultMessage: 'The line dropped. Your assistant will be back in a moment; what you type is sent then.',
+  },
 });

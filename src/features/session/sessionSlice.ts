@@ -31,6 +31,19 @@ export type SignalingState = 'closed' | 'connecting' | 'open' | 'reconnecting' |
  */
 export type NetworkHint = 'media' | 'online' | 'connection';
 
+/**
+ * Where a media reconnect stands: `reconnecting` from the drop until a connection plays again
+ * (a new one, or the dropped one back by itself); `awaitingVideo` until the avatar's video shows
+ * a new frame (the visitor's sign that it moves again). docs/requirements.md R117.
+ */
+export type MediaRecovery = 'idle' | 'reconnecting' | 'awaitingVideo';
+
+/** Reconnects of this session, one per drop, however many attempts each took (the stats panel shows them). */
+export interface Reconnects {
+  media: number;
+  signaling: number;
+}
+
 export interface SessionState {
   status: SessionStatus;
   phase: ConnectPhase | null;
@@ -38,7 +51,8 @@ export interface SessionState {
   signaling: SignalingState;
   /** RTCPeerConnection.connectionState of the avatar's media, or 'none'. */
   media: RTCPeerConnectionState | 'none';
-  mediaReconnects: number;
+  mediaRecovery: MediaRecovery;
+  reconnects: Reconnects;
   /** The avatar video is waiting for a tap because autoplay was refused. */
   needsTapToPlay: boolean;
   endReason: EndReason | null;
@@ -50,7 +64,8 @@ const initialState: SessionState = {
   roomId: null,
   signaling: 'closed',
   media: 'none',
-  mediaReconnects: 0,
+  mediaRecovery: 'idle',
+  reconnects: { media: 0, signaling: 0 },
   needsTapToPlay: false,
   endReason: null,
 };
@@ -65,7 +80,7 @@ export const sessionSlice = createSlice({
       state.status = 'connecting';
       state.phase = 'route';
       state.endReason = null;
-      state.mediaReconnects = 0;
+      state.reconnects = { media: 0, signaling: 0 };
     },
     /** The visitor tapped Cancel while connecting. */
     cancelRequested() {},
@@ -83,6 +98,8 @@ export const sessionSlice = createSlice({
       state.roomId = action.payload.roomId;
     },
     signalingStateChanged(state, action: PayloadAction<SignalingState>) {
+      // A channel that was open and now reconnects or resumes: one reconnect, however many sockets it takes.
+      if (state.signaling === 'open' && (action.payload === 'reconnecting' || action.payload === 'resuming')) state.reconnects.signaling += 1;
       state.signaling = action.payload;
     },
     /** The first asr_ready of the session arrived: the room listens, the greeting was asked for. */
@@ -97,8 +114,20 @@ export const sessionSlice = createSlice({
     mediaStateChanged(state, action: PayloadAction<RTCPeerConnectionState | 'none'>) {
       state.media = action.payload;
     },
+    /** The avatar's media dropped and is being reconnected (once per drop). */
     mediaReconnectStarted(state) {
-      state.mediaReconnects += 1;
+      state.reconnects.media += 1;
+      state.mediaRecovery = 'reconnecting';
+    },
+    /** One WHEP attempt of a reconnect goes (`attempt` counts from 1, the ones not counted included). */
+    mediaAttemptStarted(_state, _action: PayloadAction<{ attempt: number }>) {},
+    /** A connection carries the media again: a new one, or the dropped one back by itself. */
+    mediaReconnected(state, _action: PayloadAction<{ how: 'new' | 'back' }>) {
+      if (state.mediaRecovery === 'reconnecting') state.mediaRecovery = 'awaitingVideo';
+    },
+    /** The avatar's video showed a frame while a reconnect waited for one: it moves again. */
+    avatarMovedAgain(state) {
+      if (state.mediaRecovery === 'awaitingVideo') state.mediaRecovery = 'idle';
     },
     /** The avatar video fired canplay (reported by the video element). */
     videoCanPlay() {},
@@ -134,6 +163,8 @@ export const sessionSlice = createSlice({
     selectMediaState: (state) => state.media,
     selectNeedsTapToPlay: (state) => state.needsTapToPlay,
     selectEndReason: (state) => state.endReason,
+    selectMediaRecovery: (state) => state.mediaRecovery,
+    selectReconnects: (state) => state.reconnects,
   },
 });
 
@@ -150,6 +181,9 @@ export const {
   signalingResumed,
   mediaStateChanged,
   mediaReconnectStarted,
+  mediaAttemptStarted,
+  mediaReconnected,
+  avatarMovedAgain,
   videoCanPlay,
   videoWatchdogFired,
   videoPlayBlocked,
@@ -165,4 +199,16 @@ export const {
   selectMediaState,
   selectNeedsTapToPlay,
   selectEndReason,
+  selectMediaRecovery,
+  selectReconnects,
 } = sessionSlice.selectors;
+
+/**
+ * The live session is reconnecting: its signaling channel reconnects or resumes, or its media
+ * has dropped and the avatar has not moved again yet. The hint over the avatar shows then.
+ */
+export const selectReconnecting = (state: { session: SessionState }): boolean => {
+  const s = state.session;
+  if (s.status !== 'live') return false;
+  return s.signaling === 'reconnecting' || s.signaling === 'resuming' || s.mediaRecovery !== 'idle';
+};

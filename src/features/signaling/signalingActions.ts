@@ -1,8 +1,9 @@
 /**
  * The signaling channel as the rest of the app sees it: validated frames come
  * in as `messageReceived`; other features ask for frames with `sendRequested`
- * and hear `sendFailed` when the channel was not open (nothing is queued: the
- * chat keeps the visitor's text and shows catalogue.sendWhileClosed).
+ * and hear `sendFailed` when the channel could not take them (closed, or lost while
+ * they were held through a reconnect: signaling.ts): the chat keeps the visitor's text
+ * and shows catalogue.sendWhileClosed.
  *
  * These are plain actions: the connection state itself lives in sessionSlice.
  */

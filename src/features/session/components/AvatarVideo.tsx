@@ -6,10 +6,19 @@ import { avatarAudioElement } from '../../../services/avatarAudio.ts';
 import { remoteMedia } from '../../../services/remoteMedia.ts';
 import { catalogue } from '../../notices/messages.ts';
 import { alertShown, toastShown } from '../../notices/noticesSlice.ts';
-import { selectNeedsTapToPlay, videoCanPlay, videoPlayBlocked, videoPlaying } from '../sessionSlice.ts';
+import {
+  avatarMovedAgain,
+  selectMediaRecovery,
+  selectNeedsTapToPlay,
+  selectReconnecting,
+  videoCanPlay,
+  videoPlayBlocked,
+  videoPlaying,
+} from '../sessionSlice.ts';
 import { sessionMessages } from '../messages.ts';
 import { failureOf, playOutcome, registerAvatarPlayer } from './avatarPlayback.ts';
 import { mutedInlineVideo, useVideoOutsideReact } from './mutedVideo.ts';
+import { onNextFrame } from './nextFrame.ts';
 import './AvatarVideo.css';
 
 const log = createLogger('session-ui');
@@ -31,6 +40,9 @@ export function AvatarVideo() {
   const intl = useIntl();
   const dispatch = useAppDispatch();
   const needsTap = useAppSelector(selectNeedsTapToPlay);
+  // While the session reconnects, the frozen frame is dimmed under the hint (ReconnectingHint).
+  const reconnecting = useAppSelector(selectReconnecting);
+  const awaitingVideo = useAppSelector(selectMediaRecovery) === 'awaitingVideo';
   const stream = useSyncExternalStore(remoteMedia.subscribe, remoteMedia.get);
   const videoHostRef = useRef<HTMLDivElement>(null);
   const audioHostRef = useRef<HTMLSpanElement>(null);
@@ -102,6 +114,12 @@ export function AvatarVideo() {
 
   useEffect(() => registerAvatarPlayer(() => play(true)), [play]);
 
+  // A reconnected media is back for the visitor when the avatar moves: its next frame.
+  useEffect(() => {
+    if (!awaitingVideo) return;
+    return onNextFrame(videoRef.current, () => dispatch(avatarMovedAgain()));
+  }, [awaitingVideo, dispatch, videoRef]);
+
   useEffect(() => {
     const video = videoRef.current;
     const onCanPlay = () => {
@@ -117,7 +135,7 @@ export function AvatarVideo() {
   }
 
   return (
-    <div className="avatar-video" onClick={onTap}>
+    <div className={reconnecting ? 'avatar-video avatar-video--reconnecting' : 'avatar-video'} onClick={onTap}>
       <div ref={videoHostRef} className="avatar-video__host" />
       <span ref={audioHostRef} hidden />
       {needsTap && (

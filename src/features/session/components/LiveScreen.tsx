@@ -10,6 +10,7 @@ import { sessionMessages } from '../messages.ts';
 import { AvatarVideo } from './AvatarVideo.tsx';
 import { Background } from './Background.tsx';
 import { Header } from './Header.tsx';
+import { ReconnectingHint } from './ReconnectingHint.tsx';
 import './LiveScreen.css';
 
 export interface LiveSlots {
@@ -63,6 +64,7 @@ export function LiveScreen({ chatLog, inputBar, overlay, covered = false }: Live
     <section className={covered ? 'live live--covered' : 'live'} aria-hidden={covered || undefined} inert={covered}>
       <Background />
       <AvatarVideo />
+      <ReconnectingHint />
       <div className="live__top">
         <Header start={identity} actions={endChat} compactLanguage />
       </div>
