@@ -6,6 +6,7 @@ export const FAULT_NAMES = [
   'route-code1',
   'route-error',
   'start-live-error',
+  'start-live-down',
   'start-live-slow',
   'stream-never-active',
   'signaling-drop',
@@ -15,6 +16,7 @@ export const FAULT_NAMES = [
   'media-down',
   // Beyond docs/contract.md C12 (server/README.md lists them):
   'start-live-late',
+  'start-live-error-empty',
   'userinfo-error',
   'userinfo-flaky',
   'speech-down',

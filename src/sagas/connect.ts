@@ -30,6 +30,7 @@ import {
   videoPlaying,
   videoWatchdogFired,
 } from '../features/session/sessionSlice.ts';
+import { HttpError } from '../services/http.ts';
 import { LiveError } from '../services/live.ts';
 import { createLogger } from '../services/logger.ts';
 import { services } from './context.ts';
@@ -70,6 +71,16 @@ function* fetchRoute(uid: string, room: RoomRef, signal: AbortSignal) {
   }
 }
 
+/**
+ * What a start_live that failed without words of its own says: the service could not be
+ * reached (the visitor's network, most likely), or it answered but started nothing (a 5xx, a
+ * refusal without errmsg, an answer without a room).
+ */
+function startFailureNotice(error: unknown) {
+  const cause = error instanceof LiveError ? error.cause : error;
+  return cause instanceof HttpError && cause.kind === 'network' ? catalogue.startUnreachable : catalogue.startFailed;
+}
+
 function* startRoom(params: { appId: string; uid: string; deviceId: string }, room: RoomRef) {
   const { live } = yield* services();
   // start_live gets the whole start budget instead of the 10 s HTTP default, so a slow
@@ -87,11 +98,11 @@ function* startRoom(params: { appId: string; uid: string; deviceId: string }, ro
     yield* put(liveStarted({ roomId: started.roomId }));
     return started;
   } catch (error) {
-    if (error instanceof LiveError && error.kind === 'startRefused') {
-      throw error.serverText ? endWithAlert('startFailed', { text: error.serverText }) : new SessionEnd('startFailed');
-    }
-    // No catalogue entry covers a transport failure of start_live: end silently, like the timeout.
-    throw new SessionEnd(error instanceof LiveError && error.timedOut ? 'timeout' : 'startFailed');
+    // Only the 15 s limit ends silently (R46); every other failure is said (R118).
+    if (error instanceof LiveError && error.timedOut) throw new SessionEnd('timeout');
+    if (error instanceof LiveError && error.serverText) throw endWithAlert('startFailed', { text: error.serverText });
+    log.warn('start_live failed', { error: String(error) });
+    throw endWithAlert('startFailed', { id: startFailureNotice(error).id });
   }
 }
 
@@ -153,7 +164,8 @@ function* waitForVideo() {
   if (!started) {
     log.warn('no canplay within the watchdog');
     yield* put(videoWatchdogFired());
-    yield* ask({ id: catalogue.playFailed.id });
+    // Says what the tap does: the specification's "refresh" text is for a manual play that failed (R87).
+    yield* ask({ id: catalogue.videoNotStarted.id });
   }
   while ((yield* select(selectSessionStatus)) !== 'live') {
     const action = yield* take([videoPlaying.type, videoPlayBlocked.type, alertShown.type, alertDismissed.type]);

@@ -9,6 +9,7 @@ import {
   videoPlaying,
 } from '../features/session/sessionSlice.ts';
 import { alertActionTaken, alertDismissed, alertShown } from '../features/notices/noticesSlice.ts';
+import { HttpError } from '../services/http.ts';
 import { LiveError } from '../services/live.ts';
 import { setupSagas, type Harness } from './testing/harness.ts';
 import { untilAborted } from './testing/fakes.ts';
@@ -154,6 +155,20 @@ describe('session', () => {
     expect(h.state().notices.alert?.message).toEqual({ text: 'no avatar available' });
     expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
     expect(h.live.stopLive).not.toHaveBeenCalled();
+    expectNothingLeft();
+  });
+
+  it.each([
+    ['a network error', new LiveError('startFailed', 'start_live: network', null, new HttpError('network', 'Failed to fetch')), catalogue.startUnreachable.id],
+    ['a 503 with no JSON', new LiveError('startFailed', 'start_live: 503', null, new HttpError('status', 'HTTP 503', 503)), catalogue.startFailed.id],
+    ['an answer without a room', new LiveError('startFailed', 'start_live: no room in the answer'), catalogue.startFailed.id],
+    ['status error with an empty errmsg', new LiveError('startRefused', 'start_live refused: ', null), catalogue.startFailed.id],
+  ])('a start_live that fails by %s says so in an alert (R118), and Start chat is offered again', async (_what, error, id) => {
+    h.live.startLive.mockRejectedValue(error);
+    h.dispatch(startRequested());
+    await h.flush();
+    expect(h.state().notices.alert?.message).toEqual({ id });
+    expect(h.session()).toMatchObject({ status: 'idle', endReason: 'startFailed' });
     expectNothingLeft();
   });
 
@@ -320,7 +335,7 @@ describe('session', () => {
     h.dispatch(startRequested());
     await h.flush();
     await h.advance(5000);
-    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.playFailed.id }, action: 'tapToPlay' });
+    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.videoNotStarted.id }, action: 'tapToPlay' });
     expect(h.session().needsTapToPlay).toBe(true);
     h.dispatch(videoPlaying());
     await h.flush();
@@ -354,7 +369,7 @@ describe('session', () => {
     expect(h.state().notices.alert).toBeNull();
     h.peers[0]!.framesReceived = 3;
     await h.advance(1000);
-    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.playFailed.id }, action: 'tapToPlay' });
+    expect(h.state().notices.alert).toMatchObject({ message: { id: catalogue.videoNotStarted.id }, action: 'tapToPlay' });
   });
 
   it('asks for a tap with an alert when autoplay is refused while connecting, saying the sound is held back (not "refresh")', async () => {

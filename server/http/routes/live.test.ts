@@ -116,6 +116,18 @@ describe('POST /start_live', () => {
     expect(t.standin.rooms.size).toBe(0);
   });
 
+  it('answers 503 with no JSON under start-live-down, and a refusal without words under start-live-error-empty, starting nothing', async () => {
+    setFaults(['start-live-down']);
+    const down = await fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }) });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('content-type')).not.toMatch(/json/);
+    await down.text();
+    setFaults(['start-live-error-empty']);
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
+    expect(json).toEqual({ status: 'error', errmsg: '' });
+    expect(t.standin.rooms.size).toBe(0);
+  });
+
   it('refuses once every avatar is busy', async () => {
     for (let i = 0; i < 3; i++) await startRoom(t.base);
     const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });

@@ -106,6 +106,9 @@ export function liveRoutes(deps: LiveDeps): Route[] {
       cors: true,
       async handle({ req, body, signal }) {
         if (hasFault('start-live-error')) return { status: 200, json: startError('no avatar available') };
+        // A refusal without words of its own, and a live service that is down (a gateway's 503, no JSON).
+        if (hasFault('start-live-error-empty')) return { status: 200, json: startError('') };
+        if (hasFault('start-live-down')) return { status: 503, text: 'Service Unavailable' };
         const shape = (msg: string) => startError(msg);
         const init = { appId: field(body, 'app_id', shape), uid: field(body, 'uid', shape), deviceId: field(body, 'device_id', shape) };
         if (hasFault('start-live-slow') && !(await hold(deps.slowStartMs, signal))) {

@@ -11,7 +11,7 @@ export const catalogue = defineMessages({
   asrConfigFailed: { id: 'error.asrConfigFailed', defaultMessage: 'Speech recognition is not configured for this account' },
   speechUnreachable: {
     id: 'error.speechUnreachable',
-    defaultMessage: 'The speech service cannot be reached. Check your connection and start the call again.',
+    defaultMessage: 'The speech service cannot be reached. Check your connection and try again.',
   },
   mediaAccessFailed: {
     id: 'error.mediaAccessFailed',
@@ -33,8 +33,17 @@ export const catalogue = defineMessages({
     defaultMessage: "The browser is holding back the avatar's sound. Tap to play to hear it, or OK to end the chat.",
   },
   playFailed: { id: 'error.playFailed', defaultMessage: 'Playback failed, please refresh and try again' },
+  videoNotStarted: {
+    id: 'error.videoNotStarted',
+    defaultMessage: "The avatar's video has not started. Tap to play to start it, or OK to end the chat.",
+  },
+  startUnreachable: {
+    id: 'error.startUnreachable',
+    defaultMessage: 'The avatar service cannot be reached. Check your connection and try again.',
+  },
+  startFailed: { id: 'error.startFailed', defaultMessage: 'The avatar could not be started. Please try again in a moment.' },
   routeFailed: { id: 'error.routeFailed', defaultMessage: 'Failed to get the signaling service!!!' },
-  signalingLost: { id: 'error.signalingLost', defaultMessage: 'error' },
+  signalingLost: { id: 'error.signalingLost', defaultMessage: 'The connection to your assistant was lost. Start the chat again to continue.' },
   signalingDisconnected: { id: 'error.signalingDisconnected', defaultMessage: 'Signaling disconnected' },
   sessionQuit: { id: 'error.sessionQuit', defaultMessage: 'The session has ended' },
   micPermissionDisabled: {

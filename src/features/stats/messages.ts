@@ -11,6 +11,9 @@ export const statsMessages = defineMessages({
   quality: { id: 'stats.quality', defaultMessage: 'Quality' },
   /** Its value is the ICE candidate type as WebRTC spells it (host, srflx, prflx, relay), never translated. */
   route: { id: 'stats.route', defaultMessage: 'Route' },
+  /** This session's reconnects, one per drop: of the media and of the signaling channel. */
+  reconnects: { id: 'stats.reconnects', defaultMessage: 'Reconnects' },
+  reconnectCounts: { id: 'stats.reconnectCounts', defaultMessage: 'media {media}, signaling {signaling}' },
   kbps: { id: 'stats.kbps', defaultMessage: '{value} kbps' },
   percent: { id: 'stats.percent', defaultMessage: '{value}%' },
   ms: { id: 'stats.ms', defaultMessage: '{value} ms' },

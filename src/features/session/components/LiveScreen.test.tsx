@@ -135,7 +135,7 @@ describe('LiveScreen', () => {
     );
     act(() => remoteMedia.set(fakeStream));
     act(() => {
-      store.dispatch(alertShown({ id: catalogue.playFailed.id }, 'tapToPlay'));
+      store.dispatch(alertShown({ id: catalogue.videoNotStarted.id }, 'tapToPlay'));
     });
     const { video, audio } = mediaElements();
     await act(async () => {

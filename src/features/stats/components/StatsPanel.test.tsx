@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import zh from '../../../../lang/zh.json';
 import { rootReducer, type RootState } from '../../../app/store.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
+import { sessionSlice } from '../../session/sessionSlice.ts';
 import { sessionLogDownloadRequested } from '../../sessionLog/middleware.ts';
 import { initialStatsState, statsSlice, type StatsSample, type StatsState } from '../statsSlice.ts';
 import { sparkPath } from './Sparkline.tsx';
@@ -49,6 +50,12 @@ describe('StatsPanel', () => {
       expect(screen.getByLabelText('Route').querySelector('b')).toBeNull();
       unmount();
     }
+  });
+
+  it('shows the session\'s reconnects, one per drop, of the media and of the signaling channel (R117)', () => {
+    const session = { ...sessionSlice.getInitialState(), status: 'live' as const, reconnects: { media: 2, signaling: 1 } };
+    renderWithProviders(<StatsPanel />, { preloadedState: { stats: { ...initialStatsState, panelEnabled: true, current: good }, session } as Partial<RootState> });
+    expect(within(screen.getByRole('region', { name: 'Network stats' })).getByLabelText('Reconnects')).toHaveTextContent(/^media 2, signaling 1$/);
   });
 
   it('shows the quality level in words and in colour', () => {

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { useIntl, type IntlShape, type MessageDescriptor } from 'react-intl';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks.ts';
+import { selectReconnects } from '../../session/sessionSlice.ts';
 import { sessionLogDownloadRequested } from '../../sessionLog/middleware.ts';
 import { statsMessages } from '../messages.ts';
 import type { QualityLevel } from '../quality.ts';
@@ -16,6 +17,9 @@ function formatted(intl: IntlShape, unit: MessageDescriptor, value: number | nul
   return intl.formatMessage(unit, { value: intl.formatNumber(value, { maximumFractionDigits: digits }) });
 }
 
+/** Typed as a plain descriptor: formatjs's typed messages take no values. */
+const RECONNECT_COUNTS: MessageDescriptor = statsMessages.reconnectCounts;
+
 const LEVEL_WORDS: Record<QualityLevel, MessageDescriptor> = {
   excellent: statsMessages.excellent,
   good: statsMessages.good,
@@ -26,8 +30,8 @@ const LEVEL_WORDS: Record<QualityLevel, MessageDescriptor> = {
 /**
  * The network stats panel for support staff: upstream, downstream, packet
  * loss, jitter, RTT and the quality level, each with a 5-minute sparkline, the
- * route (the selected local ICE candidate type: is the media relayed?) and the
- * session log download. Renders nothing unless the panel is enabled.
+ * route (the selected local ICE candidate type: is the media relayed?), this session's
+ * reconnects, and the session log download. Renders nothing unless the panel is enabled.
  */
 export function StatsPanel() {
   const enabled = useAppSelector(selectStatsPanelEnabled);
@@ -40,6 +44,7 @@ function StatsPanelBody() {
   const current = useAppSelector(selectCurrentStats);
   const series = useAppSelector(selectStatsSeries);
   const candidateType = useAppSelector(selectCandidateType);
+  const reconnects = useAppSelector(selectReconnects);
   const id = useId();
   const level = current?.quality ?? null;
 
@@ -78,6 +83,12 @@ function StatsPanelBody() {
           <dd aria-labelledby={`${id}-route`}>
             {/* The WebRTC word as is (host, srflx, prflx, relay): what support staff search for, in every language. */}
             <span className="stats-panel__value">{candidateType ?? NO_VALUE}</span>
+          </dd>
+        </div>
+        <div className="stats-panel__row">
+          <dt id={`${id}-reconnects`}>{intl.formatMessage(statsMessages.reconnects)}</dt>
+          <dd aria-labelledby={`${id}-reconnects`}>
+            <span className="stats-panel__value">{intl.formatMessage(RECONNECT_COUNTS, { media: reconnects.media, signaling: reconnects.signaling })}</span>
           </dd>
         </div>
       </dl>

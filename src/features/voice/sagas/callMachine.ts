@@ -24,7 +24,7 @@ import {
 } from '../sentences.ts';
 import { callAudioBack, callAudioLost, vadSpeechEnded, vadSpeechStarted } from '../voiceSlice.ts';
 import type { MicErrorKind } from '../services/pipeline.ts';
-import { NO_AUDIO_MS, noAudioNotice } from './resources.ts';
+import { NO_AUDIO_MS, noAudioNotice, recognitionFailureNotice } from './resources.ts';
 import {
   CALL_START_SILENCE_MS,
   CATCH_UP_BACKLOG_CHUNKS,
@@ -184,7 +184,7 @@ class Step {
   recognizerFailed(connectionLost: boolean) {
     this.sentence({ type: 'flush' });
     const wait = RECOGNIZER_RESTART_DELAYS_MS[this.s.recognizer.restarts];
-    if (wait === undefined) return this.end({ id: connectionLost ? catalogue.speechUnreachable.id : catalogue.asrConfigFailed.id });
+    if (wait === undefined) return this.end(recognitionFailureNotice(connectionLost));
     // An open still in flight stays connecting (its sentences keep the longer wait) until the restart replaces it.
     this.recognizer({ restarts: this.s.recognizer.restarts + 1, restartAt: this.env.now + wait });
   }

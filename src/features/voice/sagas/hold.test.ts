@@ -275,6 +275,33 @@ describe('hold to talk: refusals and failures', () => {
   });
 });
 
+describe('hold to talk: the words for a recognition failure (R119)', () => {
+  it('a speech service that cannot be reached while holding says so, not the account\'s settings', async () => {
+    await press();
+    voice().recognizer().fail('Unable to contact server', true);
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.speechUnreachable.id]);
+    expect(h.state().voice.hold).toBe('idle');
+  });
+
+  it('refused speech settings while holding still say asr配置失败', async () => {
+    await press();
+    voice().recognizer().fail('Authentication failed', false);
+    await h.flush();
+    expect(h.noticeIds()).toEqual([catalogue.asrConfigFailed.id]);
+  });
+
+  it('a service lost after the release, with no words, says it cannot be reached instead of "no voice"', async () => {
+    await press();
+    voice().pipeline().pcm(3);
+    voice().recognizer().failOnDrain = { connectionLost: true };
+    await release();
+    await h.advance(HOLD_DRAIN_MS);
+    expect(h.noticeIds()).toEqual([catalogue.speechUnreachable.id]);
+    expect(h.sentOf('message_text')).toEqual([]);
+  });
+});
+
 describe('hold to talk: an account without speech settings', () => {
   it('shows the asr配置失败 alert and does not open the microphone', async () => {
     h.task.cancel();

@@ -53,6 +53,8 @@ import {
   NO_AUDIO_MS,
   noAudioNotice,
   openRecognizer,
+  connectionLostIn,
+  recognitionFailureNotice,
   settle,
   type RecognizerHandle,
 } from './resources.ts';
@@ -117,7 +119,7 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
       onRecognized: (text) => phrases.push(text),
     });
     recognizing.catch((error: unknown) => {
-      if (!recognizerAbort.signal.aborted) events.emit({ type: 'recognizerFailed', details: String(error), recognizer: 1, connectionLost: false });
+      if (!recognizerAbort.signal.aborted) events.emit({ type: 'recognizerFailed', details: String(error), recognizer: 1, connectionLost: connectionLostIn(error) });
     });
 
     /** When to check that the open microphone has given any audio. */
@@ -169,8 +171,8 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
         return null;
       }
       if (event?.type === 'recognizerFailed') {
-        log.warn('hold to talk: recognition failed', { details: event.details });
-        yield* put(alertShown({ id: catalogue.asrConfigFailed.id }));
+        log.warn('hold to talk: recognition failed', { details: event.details, connectionLost: event.connectionLost });
+        yield* put(alertShown(recognitionFailureNotice(event.connectionLost)));
         return null;
       }
     }
@@ -193,13 +195,23 @@ function* runHold(): SagaGenerator<ReleasedHold | null> {
 /** The audio has ended: wait briefly for the last phrase, then send the words or say none were heard. */
 function* finishHold(hold: ReleasedHold) {
   let handle: RecognizerHandle | undefined;
+  /** A failure of the recognizer while it drains after the release: whether it lost the service. */
+  let failedAfterRelease: boolean | null = null;
   try {
     ({ handle } = yield* race({ handle: call(() => hold.recognizing), timeout: delay(HOLD_LATE_START_MS) }));
-    if (handle) yield* call([handle, handle.close], HOLD_DRAIN_MS);
-    else log.warn('hold to talk: the recognizer did not start in time');
+    if (handle) {
+      const off = handle.recognizer.on('canceled', (reason, _details, connectionLost) => {
+        if (reason === 'error') failedAfterRelease = connectionLost;
+      });
+      try {
+        yield* call([handle, handle.close], HOLD_DRAIN_MS);
+      } finally {
+        off();
+      }
+    } else log.warn('hold to talk: the recognizer did not start in time');
   } catch (error) {
     log.warn('hold to talk: recognition failed', String(error));
-    yield* put(alertShown({ id: catalogue.asrConfigFailed.id }));
+    yield* put(alertShown(recognitionFailureNotice(connectionLostIn(error))));
     return;
   } finally {
     hold.abort.abort();
@@ -207,6 +219,12 @@ function* finishHold(hold: ReleasedHold) {
     void hold.recognizing.then((h) => h.close(), () => {});
   }
   const text = joinPhrases(hold.phrases, hold.lang);
+  if (text === '' && failedAfterRelease !== null) {
+    // No words because the recognizer failed, not because nothing was said.
+    log.warn('hold to talk: recognition failed after the release', { connectionLost: failedAfterRelease });
+    yield* put(alertShown(recognitionFailureNotice(failedAfterRelease)));
+    return;
+  }
   if (text === '') {
     yield* put(toastShown({ id: catalogue.noVoice.id }));
     return;

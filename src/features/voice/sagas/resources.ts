@@ -11,7 +11,7 @@ import type { PcmFeed } from '../pcmFeed.ts';
 import { sessionEnded, sessionEnding } from '../../session/sessionSlice.ts';
 import type { MicFailure } from '../voiceSlice.ts';
 import type { Logger } from '../../../services/logger.ts';
-import type { Recognizer } from '../services/speechRecognizer.ts';
+import { ConfigError, type Recognizer } from '../services/speechRecognizer.ts';
 import type { VoiceRecognizerConfig, VoiceService } from '../services/service.ts';
 import { micErrorKind, VoicePipelineError } from '../services/pipeline.ts';
 import type { VoiceEvents } from './events.ts';
@@ -149,6 +149,20 @@ export async function openRecognizer(
  * that delivers nothing: the capture worklet posts only what the microphone gives it).
  */
 export const NO_AUDIO_MS = 3000;
+
+/**
+ * What a recognition failure says, in a call and in hold to talk alike: a service that could
+ * not be reached or stopped answering is the network's ('speechUnreachable'); missing or
+ * refused speech settings are the account's ('asr配置失败', R69).
+ */
+export function recognitionFailureNotice(connectionLost: boolean): NoticeMessage {
+  return { id: connectionLost ? catalogue.speechUnreachable.id : catalogue.asrConfigFailed.id };
+}
+
+/** Whether a recognizer that could not start met the network: anything but its settings (ConfigError). */
+export function connectionLostIn(error: unknown): boolean {
+  return !(error instanceof ConfigError);
+}
 
 /** The notice for a microphone that opened but gave no audio within NO_AUDIO_MS. */
 export function noAudioNotice(): NoticeMessage {

@@ -107,18 +107,20 @@ describe('voice turn', () => {
     expect(h.sentOf('message_text', 'nlpmsg')).toEqual([]);
   });
 
-  it('on a closed channel the sentence fails like typed text: marked failed, words kept in the text box', async () => {
+  it('while the channel reconnects the sentence is held, then sent on the new socket once it is back (R117)', async () => {
     vi.useFakeTimers();
     const h = await liveVoiceHarness();
     task = h.task;
-    h.sockets.at(-1)!.answerOffer = false;
+    const before = h.sockets.length;
     h.sockets.at(-1)!.serverClose(1006);
     await h.flush();
     h.dispatch(sentenceRecognized({ msgId: 'v-8', text: 'where is the nearest store' }));
     await h.flush();
-    expect(h.state().chat.messages).toEqual([expect.objectContaining({ key: 'me:v-8', status: 'failed' })]);
-    expect(h.state().input.draft).toBe('where is the nearest store');
-    expect(h.noticeIds()).toContain(catalogue.sendWhileClosed.id);
+    expect(h.state().chat.messages).toEqual([expect.objectContaining({ key: 'me:v-8', status: 'sending' })]);
+    expect(h.noticeIds()).not.toContain(catalogue.sendWhileClosed.id);
+    await h.advance(500);
+    expect(h.sockets).toHaveLength(before + 1);
+    expect(h.sockets.at(-1)!.sent).toContainEqual(expect.objectContaining({ type: 'message_text', text: 'where is the nearest store' }));
   });
 });
 

@@ -87,6 +87,8 @@ export class FakeRecognizer implements Recognizer {
   readonly stops: { drainMs?: number }[] = [];
   /** Said as the last phrase when stopped with a drain (the end of the audio finalises it). */
   finalOnDrain: string | null = null;
+  /** Fails (canceled with an error) when stopped with a drain: a service lost after the release. */
+  failOnDrain: { connectionLost: boolean } | null = null;
   private readonly listeners: Listeners = {
     recognizing: new Set(),
     recognized: new Set(),
@@ -103,6 +105,7 @@ export class FakeRecognizer implements Recognizer {
   readonly stop = vi.fn((options?: { drainMs?: number }) => {
     this.stops.push(options ?? {});
     if (options?.drainMs && this.finalOnDrain !== null) this.final(this.finalOnDrain);
+    if (options?.drainMs && this.failOnDrain !== null) this.fail('connection lost while draining', this.failOnDrain.connectionLost);
     return Promise.resolve();
   });
 
