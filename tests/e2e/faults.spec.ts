@@ -20,6 +20,8 @@ import {
   type Lang,
 } from './support/app.ts';
 import { liveCounts } from './support/counters.ts';
+import { snap } from './support/screenshots.ts';
+import { installReconnectTimeline, longestStall, reconnectTimeline } from './support/reconnectTimeline.ts';
 import { installCounters } from './support/counters.ts';
 import {
   clearEvents,
@@ -72,6 +74,23 @@ async function expectSilentStartTimeout(page: Page, started: number): Promise<vo
   await expect(page.getByRole('status')).toHaveCount(0);
 }
 
+/**
+ * The reconnect hint showed once, in `lang`, with role status, and went again; its show and go
+ * on the page's clock, printed beside the video's frames for the figures of docs/failures.md.
+ */
+async function expectReconnectShown(page: Page, lang: Lang, fault: string) {
+  await expect(page.locator('.reconnecting [role="status"]')).toHaveCount(0);
+  const timeline = await reconnectTimeline(page);
+  const shown = timeline.hint.filter((h) => h.shown);
+  expect(shown, `the hint showed once during ${fault}`).toHaveLength(1);
+  expect(shown[0]!.text).toContain(text(lang, 'session.reconnecting').replace('…', ''));
+  const gone = timeline.hint.find((h) => !h.shown && h.at > shown[0]!.at);
+  expect(gone, 'the hint went').toBeDefined();
+  const before = timeline.frames.filter((t) => t < shown[0]!.at).at(-1) ?? shown[0]!.at;
+  process.stdout.write(`[faults] ${fault} (${lang}): hint shown ${Math.round(gone!.at - shown[0]!.at)} ms, from ${Math.round(shown[0]!.at - before)} ms after the last frame before it\n`);
+  return { timeline, shownAt: shown[0]!.at, goneAt: gone!.at };
+}
+
 /** Every room the client started was stopped, none is left, and the page holds nothing open. */
 async function expectSessionCleanedUp(page: Page, request: APIRequestContext): Promise<void> {
   const seen = await events(request);
@@ -112,6 +131,23 @@ test('start-live-error: the errmsg "no avatar available" is shown in an alert', 
   await expectSessionCleanedUp(page, request);
 });
 
+// docs/requirements.md R118: every start failure but the 15 s limit is said, and Start chat is offered again.
+for (const lang of ['zh', 'en'] as const) {
+  for (const [fault, id] of [
+    ['start-live-down', 'error.startFailed'],
+    ['start-live-error-empty', 'error.startFailed'],
+  ] as const) {
+    test(`${fault} (${lang}): "${text(lang, id)}" in an alert, then Start chat again`, async ({ page, request }) => {
+      await openWithFault(page, request, fault, lang);
+      await startButton(page, lang).click();
+      await expectAlertThenPreSession(page, text(lang, id), lang);
+      await expect(startButton(page, lang)).toBeEnabled();
+      expect(startedRooms(await events(request))).toEqual([]);
+      await expectSessionCleanedUp(page, request);
+    });
+  }
+}
+
 test('start-live-slow: the 15 s start timeout ends the session silently', async ({ page, request }) => {
   await openWithFault(page, request, 'start-live-slow');
   const started = Date.now();
@@ -140,30 +176,35 @@ test('stream-never-active: the 15 s start timeout ends the session silently and 
   await expectSessionCleanedUp(page, request);
 });
 
-test('signaling-drop: the channel reconnects, joins the same room again, and the session stays live', async ({ page, request }) => {
-  await openWithFault(page, request, 'signaling-drop');
-  await startAndWaitLive(page);
-  const [roomId] = startedRooms(await events(request));
-  // The drop (close 1012), then a new socket that joins the same room.
-  await expect
-    .poll(async () => signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2').map((f) => f.room_id), {
-      timeout: FAULT_REACTION_MS,
-    })
-    .toEqual([roomId, roomId]);
-  const seen = await events(request);
-  expect(signalingFrames(seen, 'out')).toContainEqual(expect.objectContaining({ close: 1012 }));
-  expect(signalingFrames(seen, 'out').filter((f) => f.command === 'asr_ready')).toHaveLength(2);
-  // One greeting per session, not one per connection.
-  expect(signalingFrames(seen, 'in').filter((f) => f.type === 'say_hello')).toHaveLength(1);
+for (const lang of ['en', 'zh'] as const) {
+  test(`signaling-drop (${lang}): the channel reconnects, joins the same room again, and the session stays live`, async ({ page, request }) => {
+    await installReconnectTimeline(page);
+    await openWithFault(page, request, 'signaling-drop', lang);
+    await startAndWaitLive(page, lang);
+    const [roomId] = startedRooms(await events(request));
+    // The drop (close 1012), then a new socket that joins the same room.
+    await expect
+      .poll(async () => signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2').map((f) => f.room_id), {
+        timeout: FAULT_REACTION_MS,
+      })
+      .toEqual([roomId, roomId]);
+    const seen = await events(request);
+    expect(signalingFrames(seen, 'out')).toContainEqual(expect.objectContaining({ close: 1012 }));
+    expect(signalingFrames(seen, 'out').filter((f) => f.command === 'asr_ready')).toHaveLength(2);
+    // One greeting per session, not one per connection.
+    expect(signalingFrames(seen, 'in').filter((f) => f.type === 'say_hello')).toHaveLength(1);
 
-  await expect(endButton(page)).toBeEnabled();
-  await expect.poll(() => videoAdvances(page)).toBe(true);
-  await expect(alertBox(page)).toHaveCount(0);
-  expect(await liveCounts(page)).toMatchObject({ socketsCreated: 2, socketsOpen: 1, pcCreated: 1, pcOpen: 1 });
-  expect(stoppedRooms(await events(request))).toEqual([]);
-});
+    await expect(endButton(page, lang)).toBeEnabled();
+    await expect.poll(() => videoAdvances(page)).toBe(true);
+    await expect(alertBox(page)).toHaveCount(0);
+    expect(await liveCounts(page)).toMatchObject({ socketsCreated: 2, socketsOpen: 1, pcCreated: 1, pcOpen: 1 });
+    expect(stoppedRooms(await events(request))).toEqual([]);
+    // docs/requirements.md R117: the reconnect was shown while it lasted, and is gone.
+    await expectReconnectShown(page, lang, 'signaling-drop');
+  });
+}
 
-test('signaling-down: exactly 3 reconnects 500 ms apart are refused, "error" is shown and the visitor is back before the session', async ({
+test('signaling-down: exactly 3 reconnects 500 ms apart are refused, the lost-connection alert is shown and the visitor is back before the session', async ({
   page,
   request,
 }) => {
@@ -193,21 +234,37 @@ test('signaling-quit: the server\'s quit text is shown, then the session ends', 
   await expectSessionCleanedUp(page, request);
 });
 
-test('media-drop: a new WHEP connection replaces the dropped one and the avatar keeps playing', async ({ page, request }) => {
-  await openWithFault(page, request, 'media-drop');
-  await startAndWaitLive(page);
-  await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
-  await expect
-    .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, {
-      timeout: FAULT_REACTION_MS,
-    })
-    .toBe(2);
-  await expect.poll(async () => liveCounts(page)).toMatchObject({ pcCreated: 2, pcOpen: 1, socketsOpen: 1 });
-  await expect(endButton(page)).toBeEnabled();
-  await expect.poll(() => videoAdvances(page), { timeout: LIVE_TIMEOUT_MS }).toBe(true);
-  await expect(alertBox(page)).toHaveCount(0);
-  expect(stoppedRooms(await events(request))).toEqual([]);
-});
+for (const lang of ['en', 'zh'] as const) {
+  test(`media-drop (${lang}): a new WHEP connection replaces the dropped one and the avatar keeps playing`, async ({ page, request }) => {
+    await installReconnectTimeline(page);
+    await openWithFault(page, request, 'media-drop', lang);
+    await startAndWaitLive(page, lang);
+    // What the visitor sees meanwhile (tests/artifacts): the hint over the dimmed, frozen avatar.
+    await expect(page.getByRole('status').filter({ hasText: text(lang, 'session.reconnecting') })).toBeVisible({ timeout: FAULT_REACTION_MS });
+    await snap(page, `reconnecting-${lang}-390x844`);
+    await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201, 201]);
+    await expect
+      .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, {
+        timeout: FAULT_REACTION_MS,
+      })
+      .toBe(2);
+    await expect.poll(async () => liveCounts(page)).toMatchObject({ pcCreated: 2, pcOpen: 1, socketsOpen: 1 });
+    await expect(endButton(page, lang)).toBeEnabled();
+    await expect.poll(() => videoAdvances(page), { timeout: LIVE_TIMEOUT_MS }).toBe(true);
+    await expect(alertBox(page)).toHaveCount(0);
+    expect(stoppedRooms(await events(request))).toEqual([]);
+    // docs/requirements.md R117: shown over the frozen avatar, gone once it moved again.
+    const { timeline, shownAt, goneAt } = await expectReconnectShown(page, lang, 'media-drop');
+    const stall = longestStall(timeline.frames);
+    expect(stall, 'the avatar froze and moved again').not.toBeNull();
+    expect(goneAt, 'the hint went only once the avatar moved again').toBeGreaterThanOrEqual(stall!.moved);
+    expect(shownAt, 'the hint showed while the avatar was frozen').toBeLessThan(stall!.moved);
+    process.stdout.write(
+      `[faults] media-drop (${lang}): video froze at 0, hint showed at ${Math.round(shownAt - stall!.froze)} ms, ` +
+        `video moved at ${Math.round(stall!.moved - stall!.froze)} ms, hint went at ${Math.round(goneAt - stall!.froze)} ms\n`,
+    );
+  });
+}
 
 for (const lang of ['zh', 'en'] as const) {
   test(`media-down (${lang}): after the retries "${text(lang, 'error.reconnectFailed')}" and the session ends`, async ({ page, request }) => {

@@ -27,6 +27,7 @@ import { chromium, devices, expect, request as requests, test, type APIRequestCo
 import { CHROMIUM_ARGS } from '../../playwright.config.ts';
 import { createImpairedLink, impairmentUnavailable, type AddressSwitch, type ImpairedLink } from '../support/impairedLink.ts';
 import { REPO_ROOT, startStandin, type RunningStandin } from '../support/standin.ts';
+import { instrumentReconnectTimeline, reconnectTimeline } from './support/reconnectTimeline.ts';
 import { startUdpEcho, type TurnProbeInput, type TurnProbeResult } from '../support/turnProbe.ts';
 import { alertBox, avatarVideo, endButton, expectLive, expectPreSession, LIVE_TIMEOUT_MS, startButton, text, videoAdvances } from './support/app.ts';
 import { installCounters, liveCounts } from './support/counters.ts';
@@ -403,6 +404,7 @@ test('a phone that moves to another network mid-call: a new address, and the cal
   await clearEvents(api);
   const page = await openPage();
   await page.evaluate(recordSwitchLog);
+  await page.evaluate(instrumentReconnectTimeline);
   await startButton(page).click();
   await expectLive(page);
   await expect.poll(() => videoAdvances(page), { timeout: LIVE_TIMEOUT_MS, message: 'the avatar plays' }).toBe(true);
@@ -426,6 +428,11 @@ test('a phone that moves to another network mid-call: a new address, and the cal
     expect(await videoAdvances(page), 'and it still plays').toBe(true);
     const videoBack = steadyVideoFrom((await readSwitchLog(page)).frames, moved.upAt)!;
     timings.push(`new address up → video advancing: ${videoBack - moved.upAt} ms`);
+    // docs/requirements.md R117: the visitor was told while it lasted, and the hint is gone.
+    await expect(page.locator('.reconnecting [role="status"]')).toHaveCount(0);
+    const hint = (await reconnectTimeline(page)).hint.filter((h) => h.at >= moved.downAt);
+    expect(hint.find((h) => h.shown), 'the reconnect hint showed after the switch').toBeDefined();
+    timings.push(`old address down → reconnect hint: ${hint.map((h) => `${h.shown ? 'shown' : 'gone'} ${h.at - moved.downAt} ms`).join(', ')}`);
     await expect(alertBox(page)).toHaveCount(0);
     await expect(page.getByRole('alertdialog')).toHaveCount(0);
     await expect(button(page, 'voice.hangUp'), 'still in the call').toBeVisible();

@@ -527,6 +527,35 @@ test.describe('hold to talk, a question', () => {
   });
 });
 
+test.describe('hold to talk, the speech service unreachable', () => {
+  test.use({ micFile: padded('q-nearest-store.wav', 0.5) });
+
+  for (const lang of ['en', 'zh'] as const) {
+    test(`(${lang}) a hold whose speech service cannot be reached says so, not that the speech settings failed`, async ({ page, request }) => {
+      test.setTimeout(90_000);
+      await goLive(page, { lang });
+      await button(page, 'voice.switchToVoice', lang).click();
+      await expect(button(page, 'voice.holdToTalk', lang)).toBeVisible();
+      await setFaults(request, 'speech-down');
+      await clearEvents(request);
+      await hold(
+        page,
+        async () => {
+          await expect(alertBox(page)).toBeVisible({ timeout: 20_000 });
+        },
+        lang,
+      );
+      await expect(alertBox(page).locator('p')).toHaveText(text(lang, 'error.speechUnreachable'));
+      await expect(alertBox(page)).not.toContainText(text(lang, 'error.asrConfigFailed'));
+      // The recognizer did try the service, and the service refused it.
+      expect((await events(request)).some((e) => e.channel === 'speech' && e.body.path === 'connection.refused')).toBe(true);
+      await alertBox(page).getByRole('button', { name: text(lang, 'notices.ok') }).click();
+      // Only the hold failed: the session goes on.
+      await expect(endButton(page, lang)).toBeEnabled();
+    });
+  }
+});
+
 test.describe('hold to talk, silence', () => {
   test.use({ micFile: fixture('silence-3s.wav') });
 

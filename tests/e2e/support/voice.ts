@@ -72,8 +72,8 @@ export async function startCall(page: Page) {
 }
 
 /** Presses Hold to talk with the mouse (pointer events), runs `during`, then releases. */
-export async function hold(page: Page, during: (target: { x: number; y: number }) => Promise<void>) {
-  const target = button(page, 'voice.holdToTalk');
+export async function hold(page: Page, during: (target: { x: number; y: number }) => Promise<void>, lang: Lang = 'en') {
+  const target = button(page, 'voice.holdToTalk', lang);
   const box = (await target.boundingBox())!;
   const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
   await page.mouse.move(centre.x, centre.y);
