@@ -20,6 +20,9 @@ describe('replay CLI timeline', () => {
     expect(lines).toContain('   0:03.854  STATE    signaling connecting → open  [session/signalingStateChanged]');
     expect(lines).toContain('   0:14.204  STATE    media connected → disconnected  [session/mediaStateChanged]');
     expect(lines).toContain('   0:16.204  STATE    media reconnect #1  [session/mediaReconnectStarted]');
+    // The visitor's reconnect hint, from the drop until the session ended (this old log has no mediaReconnected).
+    expect(lines).toContain('   0:16.204  STATE    reconnect hint shown  [session/mediaReconnectStarted]');
+    expect(lines).toContain('   0:29.904  STATE    reconnect hint gone  [session/sessionEnding]');
     expect(lines).toContain('   0:29.904  STATE    session live → ending (iceError)  [session/sessionEnding]');
   });
 
@@ -40,7 +43,7 @@ describe('replay CLI timeline', () => {
 
   it('ends with a summary', () => {
     expect(lines.at(-1)).toBe(
-      'Summary: 5 errors, 25 state changes, 5 requests, page loads: 1; last quality fair; final session idle (last end reason: iceError)',
+      'Summary: 5 errors, 27 state changes, 5 requests, page loads: 1; last quality fair; final session idle (last end reason: iceError)',
     );
   });
 

@@ -64,6 +64,14 @@ function change(items: TimelineItem[], before: unknown, after: unknown, slice: s
   if (a !== b && b !== undefined) items.push({ kind: 'state', text: `${label} ${show(a)} → ${show(b)}` });
 }
 
+/** Whether the visitor saw the reconnect hint in `state` (selectReconnecting, read from a log's untyped state). */
+function reconnectHint(state: unknown): boolean {
+  if (field(state, 'session', 'status') !== 'live') return false;
+  const signaling = field(state, 'session', 'signaling');
+  const recovery = field(state, 'session', 'mediaRecovery');
+  return signaling === 'reconnecting' || signaling === 'resuming' || (typeof recovery === 'string' && recovery !== 'idle');
+}
+
 function stateItems(before: unknown, after: unknown): TimelineItem[] {
   const items: TimelineItem[] = [];
   if (before === after) return items;
@@ -78,10 +86,17 @@ function stateItems(before: unknown, after: unknown): TimelineItem[] {
   if (phase !== field(before, 'session', 'phase') && typeof phase === 'string') items.push({ kind: 'state', text: `connecting: ${phase}` });
   change(items, before, after, 'session', 'signaling', 'signaling');
   change(items, before, after, 'session', 'media', 'media');
-  const reconnects = field(after, 'session', 'mediaReconnects');
-  const previous = field(before, 'session', 'mediaReconnects');
-  if (typeof reconnects === 'number' && typeof previous === 'number' && reconnects > previous)
-    items.push({ kind: 'state', text: `media reconnect #${reconnects}` });
+  for (const what of ['media', 'signaling'] as const) {
+    const count = obj(field(after, 'session', 'reconnects'))?.[what];
+    const previous = obj(field(before, 'session', 'reconnects'))?.[what];
+    if (typeof count === 'number' && typeof previous === 'number' && count > previous) items.push({ kind: 'state', text: `${what} reconnect #${count}` });
+  }
+  // Logs recorded before reconnects were counted per drop counted media attempts here.
+  const attempts = field(after, 'session', 'mediaReconnects');
+  const previousAttempts = field(before, 'session', 'mediaReconnects');
+  if (typeof attempts === 'number' && typeof previousAttempts === 'number' && attempts > previousAttempts)
+    items.push({ kind: 'state', text: `media reconnect #${attempts}` });
+  if (reconnectHint(before) !== reconnectHint(after)) items.push({ kind: 'state', text: reconnectHint(after) ? 'reconnect hint shown' : 'reconnect hint gone' });
   if (field(after, 'session', 'needsTapToPlay') === true && field(before, 'session', 'needsTapToPlay') !== true)
     items.push({ kind: 'state', text: 'autoplay refused: waiting for a tap' });
 
