@@ -5,7 +5,7 @@ import formatjs from 'eslint-plugin-formatjs';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report', 'public', 'tests/artifacts', 'tests/fixtures', 'lang', '.cache', 'bench/results'] },
+  { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report', 'public', 'tests/artifacts', 'tests/fixtures', 'lang/*.json', '.cache', 'bench/results'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -255,6 +255,8 @@ export function paragraphs(markdown: string): { line: number; words: number }[] 
 }
 
 export const PARAGRAPH_WORDS = 160;
+/** The front page is read first and whole, so its paragraphs are shorter (issue 50). */
+export const README_PARAGRAPH_WORDS = 120;
 
 describe('every document', () => {
   it('reads its paragraphs as written: items apart, code and tables left out', () => {
@@ -267,10 +269,13 @@ describe('every document', () => {
     expect(paragraphs(`${'word '.repeat(161)}`)[0]!.words).toBeGreaterThan(PARAGRAPH_WORDS);
   });
 
-  it(`has no paragraph over ${PARAGRAPH_WORDS} words`, () => {
+  it(`has no paragraph over ${PARAGRAPH_WORDS} words, and README.md none over ${README_PARAGRAPH_WORDS}`, () => {
     const long = tracked
       .filter((file) => file.endsWith('.md') && !file.startsWith('node_modules/'))
-      .flatMap((file) => paragraphs(read(file)).filter((p) => p.words > PARAGRAPH_WORDS).map((p) => `${file}:${p.line}: ${p.words} words`));
+      .flatMap((file) => {
+        const limit = file === 'README.md' ? README_PARAGRAPH_WORDS : PARAGRAPH_WORDS;
+        return paragraphs(read(file)).filter((p) => p.words > limit).map((p) => `${file}:${p.line}: ${p.words} words, over ${limit}`);
+      });
     expect(long).toEqual([]);
   });
 });

@@ -5,10 +5,11 @@
  * so an unknown id answers an empty object. URLs are absolute, built from the
  * Host the client used, because the real user service is on another host.
  *
- * Titles and labels are localised for zh and cht (cht converted from zh by OpenCC);
- * other languages get English, as the knowledge base answers them.
+ * Titles and labels are in the language the stand-in answers in (languages.ts: zh, cht
+ * converted from zh by OpenCC, and English for every other language).
  */
 import { ACCOUNT_ASSETS } from './assets.ts';
+import { answerLang, isLang, langFromTag, type Lang } from './languages.ts';
 import { toTraditional } from './replies/traditional.ts';
 
 export const SPEECH_KEY = 'demo-speech-key';
@@ -57,28 +58,25 @@ export function isKnownAccount(uid: string): boolean {
   return Object.hasOwn(ACCOUNTS, uid);
 }
 
-/** The client's language codes (PROTOCOL.md). */
-export type AccountLang = 'zh' | 'cht' | 'en' | 'jp' | 'kor';
-
 /**
- * The language to answer in: the request's `lang` field when it names one of the five,
- * else the first tag of Accept-Language (zh-TW, zh-HK, zh-MO or Hant: cht; other zh: zh),
- * else English.
+ * The client language asked for: the request's `lang` field when it names one of the list,
+ * else the first tag of Accept-Language read as the client reads a browser's (zh-TW, zh-HK,
+ * zh-MO or Hant: cht; other zh: zh; ja: jp; ko: kor), else English.
  */
-export function accountLang(lang: unknown, acceptLanguage: string | undefined): AccountLang {
-  if (lang === 'zh' || lang === 'cht' || lang === 'en' || lang === 'jp' || lang === 'kor') return lang;
-  const first = (acceptLanguage ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (!/^zh\b/.test(first)) return 'en';
-  return /^zh-(tw|hk|mo)\b|\bhant\b/.test(first) ? 'cht' : 'zh';
+export function accountLang(lang: unknown, acceptLanguage: string | undefined): Lang {
+  if (isLang(lang)) return lang;
+  const first = (acceptLanguage ?? '').split(',')[0]?.split(';')[0] ?? '';
+  return langFromTag(first) ?? 'en';
 }
 
-function localised(text: Localised, lang: AccountLang): string {
-  if (lang === 'cht') return toTraditional(text.zh);
-  return lang === 'zh' ? text.zh : text.en;
+function localised(text: Localised, lang: Lang): string {
+  const answer = answerLang(lang);
+  if (answer === 'cht') return toTraditional(text.zh);
+  return text[answer];
 }
 
 /** The `data` of a /ue/userinfo answer; `{}` (not valid) for an unknown id. */
-export function accountInfo(uid: string, httpOrigin: string, lang: AccountLang = 'en'): Record<string, unknown> {
+export function accountInfo(uid: string, httpOrigin: string, lang: Lang = 'en'): Record<string, unknown> {
   const account = Object.hasOwn(ACCOUNTS, uid) ? ACCOUNTS[uid] : undefined;
   if (!account) return {};
   const photo = new URL(ACCOUNT_ASSETS.avatar, httpOrigin).href;

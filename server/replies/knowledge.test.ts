@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LANGUAGES } from '../languages.ts';
 import { ENTRIES, FALLBACK } from './knowledge.data.ts';
 import { findEntry, greetingEntry, kbLang, normalize, questions } from './knowledge.ts';
 
@@ -22,7 +23,9 @@ describe('kbLang', () => {
   it('answers zh and cht in Chinese and every other language in English', () => {
     expect(kbLang('zh')).toBe('zh');
     expect(kbLang('cht')).toBe('cht');
-    for (const lang of ['en', 'jp', 'kor', undefined, 42]) expect(kbLang(lang)).toBe('en');
+    const others = LANGUAGES.map((language) => language.code).filter((code) => code !== 'zh' && code !== 'cht');
+    expect(others).toContain('jp');
+    for (const lang of [...others, undefined, 42]) expect(kbLang(lang)).toBe('en');
   });
 });
 

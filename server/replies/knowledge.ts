@@ -4,10 +4,11 @@
  * signaling replies and the speech grammar agree on the questions.
  */
 import { ENTRIES, FALLBACK, GREETING_ID, type AnswerPart, type EntryLang, type KnowledgeEntry } from './knowledge.data.ts';
+import { answerLang, type AnswerLang } from '../languages.ts';
 import { toSimplified } from './traditional.ts';
 
-/** The language a reply is given in: the entries' two, and cht made from zh. */
-export type KbLang = EntryLang | 'cht';
+/** The language a reply is given in: the entries' two, and cht made from zh (../languages.ts). */
+export type KbLang = AnswerLang;
 
 /** Every question the demo recognizes and answers, in one language. */
 export function questions(lang: EntryLang): string[] {
@@ -16,7 +17,7 @@ export function questions(lang: EntryLang): string[] {
 
 /** zh and cht are answered from the Chinese entries (cht in traditional characters), every other language from the English ones. */
 export function kbLang(clientLang: unknown): KbLang {
-  return clientLang === 'zh' || clientLang === 'cht' ? clientLang : 'en';
+  return answerLang(clientLang);
 }
 
 /** Lower case, punctuation and symbols removed, whitespace collapsed. */

@@ -1,6 +1,6 @@
 import { ReactIntlErrorCode, type IntlConfig } from 'react-intl';
 import { createLogger } from '../services/logger.ts';
-import type { Lang } from '../features/locale/localeSlice.ts';
+import { byLang, type Lang } from '../features/locale/langs.ts';
 
 /** One locale's messages, flat: message id → ICU message (the `formatjs extract --format simple` shape). */
 export type Messages = Record<string, string>;
@@ -8,18 +8,13 @@ export type Messages = Record<string, string>;
 const log = createLogger('i18n');
 
 /**
- * One dynamic import per language, written out so the bundler emits each JSON
- * as its own small chunk and only the visitor's language is downloaded. en is
- * the source language: its texts are also the defaultMessages in the code, so
- * a key missing from a file still reads in English instead of as an id.
+ * One dynamic import per language, lang/<code>.json for each code of the list, so the
+ * bundler emits each JSON as its own small chunk and only the visitor's language is
+ * downloaded. en is the source language: its texts are also the defaultMessages in the
+ * code, so a key missing from a file still reads in English instead of as an id.
  */
-const loaders: Record<Lang, () => Promise<{ default: Messages }>> = {
-  zh: () => import('../../lang/zh.json'),
-  cht: () => import('../../lang/cht.json'),
-  en: () => import('../../lang/en.json'),
-  jp: () => import('../../lang/jp.json'),
-  kor: () => import('../../lang/kor.json'),
-};
+const files = import.meta.glob<Messages>('../../lang/*.json', { import: 'default' });
+const loaders = byLang((language) => files[`../../lang/${language.code}.json`]);
 
 const cache = new Map<Lang, Promise<Messages>>();
 
@@ -27,14 +22,13 @@ const cache = new Map<Lang, Promise<Messages>>();
 export function loadMessages(lang: Lang): Promise<Messages> {
   let pending = cache.get(lang);
   if (!pending) {
-    pending = loaders[lang]().then(
-      (module) => module.default,
-      (error: unknown) => {
-        cache.delete(lang);
-        log.error('locale failed to load', { lang, error: String(error) });
-        throw error;
-      },
-    );
+    const loader = loaders[lang];
+    // A language of the list without its file is caught by scripts/languages.test.ts; here it is a load that failed.
+    pending = (loader ? loader() : Promise.reject(new Error(`no lang/${lang}.json`))).catch((error: unknown) => {
+      cache.delete(lang);
+      log.error('locale failed to load', { lang, error: String(error) });
+      throw error;
+    });
     cache.set(lang, pending);
   }
   return pending;

@@ -3,18 +3,12 @@
  * filled in by src/early.ts from the userinfo answer, taken away once React's own screen
  * is on the page. It is a fixed layer above the app, so removing it shifts nothing.
  */
-import type { Lang } from '../features/locale/langs.ts';
+import { byLang, type Lang } from '../features/locale/langs.ts';
 
 const SHELL_ID = 'shell';
 
 /** What the shell says when the app itself could not be loaded (it has no messages of its own yet). */
-export const SHELL_LOAD_FAILED: Record<Lang, string> = {
-  zh: '页面加载失败，请检查网络后点此刷新。',
-  cht: '頁面載入失敗，請檢查網路後點此重新整理。',
-  en: 'The page could not be loaded. Check your connection and tap here to reload.',
-  jp: 'ページを読み込めませんでした。接続を確認して、ここをタップして再読み込みしてください。',
-  kor: '페이지를 불러오지 못했습니다. 연결을 확인하고 여기를 눌러 새로고침하세요.',
-};
+export const SHELL_LOAD_FAILED = byLang((language) => language.loadFailed);
 
 /** Removes the shell; React calls it in a layout effect, so the two never show a frame apart. */
 export function dismissShell(doc: Document = document): void {

@@ -1,19 +1,15 @@
 import type { UnknownAction } from '@reduxjs/toolkit';
 import { render, type RenderOptions } from '@testing-library/react';
 import type { ReactElement, ReactNode } from 'react';
-import cht from '../../lang/cht.json';
-import en from '../../lang/en.json';
-import jp from '../../lang/jp.json';
-import kor from '../../lang/kor.json';
-import zh from '../../lang/zh.json';
 import type { AccountInfo, AccountState } from '../features/account/accountSlice.ts';
-import type { Lang } from '../features/locale/localeSlice.ts';
+import { byLang, type Lang } from '../features/locale/langs.ts';
 import type { Messages } from '../app/i18n.ts';
 import { Providers } from '../app/providers.tsx';
 import { makeStore, type AppStore, type RootState } from '../app/store.ts';
 
 // Tests get every locale synchronously, so the first render is already in the asked language.
-const MESSAGES: Record<Lang, Messages> = { zh, cht, en, jp, kor };
+const files = import.meta.glob<Messages>('../../lang/*.json', { import: 'default', eager: true });
+const MESSAGES = byLang((language) => files[`../../lang/${language.code}.json`] ?? {});
 
 export interface ProvidersOptions extends Omit<RenderOptions, 'wrapper'> {
   preloadedState?: Partial<RootState>;

@@ -4,14 +4,15 @@
  */
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/test.ts';
-import { endButton, expectLive, openHome, presetLang, startAndWaitLive, startButton, text, toast, type Lang } from './support/app.ts';
+import { endButton, expectLive, LANGUAGES, openHome, presetLang, startAndWaitLive, startButton, text, toast, type Lang } from './support/app.ts';
 import { installCounters } from './support/counters.ts';
 import { clearEvents, events, httpIn } from './support/standin.ts';
 
 test.beforeEach(({ page }) => installCounters(page));
 
-const LANG_NAMES: Record<Lang, string> = { zh: '简体中文', cht: '繁體中文', en: 'English', jp: '日本語', kor: '한국어' };
-const HTML_LANG: Record<Lang, string> = { zh: 'zh-CN', cht: 'zh-TW', en: 'en', jp: 'ja', kor: 'ko' };
+// The names are docs/contract.md C17's, pinned by scripts/languages.test.ts; each language's tag is its `intl`.
+const LANG_NAMES = Object.fromEntries(LANGUAGES.map((language) => [language.code, language.name])) as Record<Lang, string>;
+const HTML_LANG = Object.fromEntries(LANGUAGES.map((language) => [language.code, language.intl])) as Record<Lang, string>;
 
 const storedLang = (page: Page) => page.evaluate(() => window.localStorage.getItem('lang'));
 const languageButton = (page: Page, lang: Lang) => page.getByRole('button', { name: text(lang, 'locale.language'), exact: true });
@@ -22,7 +23,7 @@ test('the Language dialog lists the five languages with the current one checked'
   await languageButton(page, 'en').click();
   const dialog = languageDialog(page, 'en');
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByRole('radio')).toHaveCount(5);
+  await expect(dialog.getByRole('radio')).toHaveCount(LANGUAGES.length);
   for (const name of Object.values(LANG_NAMES)) await expect(dialog.getByRole('radio', { name, exact: true })).toBeVisible();
   await expect(dialog.getByRole('radio', { name: 'English' })).toBeChecked();
   await expect(dialog.getByRole('button', { name: 'OK', exact: true })).toBeVisible();
@@ -61,7 +62,7 @@ test('Cancel keeps the language', async ({ page }) => {
   await expect(languageDialog(page, 'en').getByRole('radio', { name: 'English' })).toBeChecked();
 });
 
-for (const lang of ['zh', 'cht', 'en', 'jp', 'kor'] as const) {
+for (const { code: lang } of LANGUAGES) {
   test(`a stored lang=${lang} before load selects ${LANG_NAMES[lang]}`, async ({ page }) => {
     await presetLang(page, lang);
     await openHome(page, { lang });

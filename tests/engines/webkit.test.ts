@@ -13,6 +13,7 @@ import { chromium, type Browser as ChromiumBrowser } from '@playwright/test';
 import { By, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { build } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
+import { LANGUAGES, languageOf } from '../../lang/languages.ts';
 import { CHROMIUM_ARGS } from '../../playwright.config.ts';
 import { serveStatic } from '../../bench/voice/serve.mjs';
 import { clearEvents, clearFaults, events, fetchRequester, httpIn } from '../e2e/support/standin.ts';
@@ -26,7 +27,7 @@ const request = fetchRequester(origin);
 
 type Lang = 'en' | 'cht';
 const texts = (lang: Lang) => JSON.parse(readFileSync(new URL(`../../lang/${lang}.json`, import.meta.url), 'utf8')) as Record<string, string>;
-const LANG_NAMES = ['简体中文', '繁體中文', 'English', '日本語', '한국어'];
+const LANG_NAMES = LANGUAGES.map((language) => language.name);
 
 let driver: WebKitDriver;
 let session: WebDriver;
@@ -101,7 +102,7 @@ for (const lang of ['en', 'cht'] as const) {
     const shown = await bodyText();
     expect(shown).toContain('Ava · Shopping Assistant');
     expect(shown).toContain(t['session.startChat']);
-    expect(await session.executeScript(() => document.documentElement.lang)).toBe(lang === 'en' ? 'en' : 'zh-TW');
+    expect(await session.executeScript(() => document.documentElement.lang)).toBe(languageOf(lang).intl);
   });
 }
 
@@ -110,7 +111,7 @@ test('the Language dialog lists the five languages with English checked, and Can
   await tap('button', 'Language');
   const dialog = await session.findElement(By.css('[role="dialog"]'));
   const radios = await dialog.findElements(By.css('[role="radio"], input[type="radio"]'));
-  expect(radios).toHaveLength(5);
+  expect(radios).toHaveLength(LANGUAGES.length);
   const names = await session.executeScript<string[]>(() =>
     Array.from(document.querySelectorAll('[role="dialog"] [role="radio"], [role="dialog"] input[type="radio"]')).map(
       (r) => r.getAttribute('aria-label') ?? r.closest('label')?.textContent?.trim() ?? r.textContent?.trim() ?? '',

@@ -1,28 +1,15 @@
 /**
- * The five languages and how the first one is chosen. No Redux here: the first module
- * (src/early.ts) uses it before the libraries have loaded.
+ * The app's side of the languages: the list itself is lang/languages.ts (one place for the
+ * app, the stand-in and the scripts), and how the first one is chosen. No Redux here: the
+ * first module (src/early.ts) uses it before the libraries have loaded.
  */
+import { byLang, isLang, langFromTag, type Lang } from '../../../lang/languages.ts';
 import { STORAGE_KEYS } from '../../services/storage.ts';
 
-export const LANGS = ['zh', 'cht', 'en', 'jp', 'kor'] as const;
-export type Lang = (typeof LANGS)[number];
-
-export function isLang(value: unknown): value is Lang {
-  return typeof value === 'string' && (LANGS as readonly string[]).includes(value);
-}
+export { byLang, isLang, LANGS, LANGUAGES, langFromTag, languageOf, type Lang, type Language } from '../../../lang/languages.ts';
 
 /** BCP 47 tags for Intl/react-intl; recognition locales are the voice feature's own table. */
-export const INTL_LOCALE: Record<Lang, string> = { zh: 'zh-CN', cht: 'zh-TW', en: 'en', jp: 'ja', kor: 'ko' };
-
-/** The best of the visitor's languages among the five, or null. */
-export function langFromTag(tag: string): Lang | null {
-  const t = tag.toLowerCase();
-  if (/^zh(-|$)/.test(t)) return /-(tw|hk|mo)\b|-hant\b/.test(t) ? 'cht' : 'zh';
-  if (/^ja(-|$)/.test(t)) return 'jp';
-  if (/^ko(-|$)/.test(t)) return 'kor';
-  if (/^en(-|$)/.test(t)) return 'en';
-  return null;
-}
+export const INTL_LOCALE = byLang((language) => language.intl);
 
 /** A valid stored `lang` wins; else the first browser language we speak; else 'zh' (the spec's stored default). */
 export function pickInitialLang(stored: string | null, languages: readonly string[]): Lang {

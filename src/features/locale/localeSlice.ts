@@ -1,7 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import type { Lang } from './langs.ts';
 
-export { INTL_LOCALE, isLang, LANGS, type Lang } from './langs.ts';
+export { INTL_LOCALE, isLang, LANGS, LANGUAGES, type Lang } from './langs.ts';
 
 export interface LocaleState {
   lang: Lang;

@@ -1,17 +1,11 @@
-import type { Lang } from '../locale/localeSlice.ts';
+import { byLang, type Lang } from '../../../lang/languages.ts';
 
 /**
- * Speech-recognition locale per interface language (docs/requirements.md R116). These are the
- * recognizer's locales, not the Intl tags of react-intl: `jp` and `kor` are the app's
- * own language codes and must never reach the Speech SDK as they are.
+ * Speech-recognition locale per interface language (docs/requirements.md R116), from the list
+ * of languages. These are the recognizer's locales, not the Intl tags of react-intl: `jp` and
+ * `kor` are the app's own language codes and must never reach the Speech SDK as they are.
  */
-export const RECOGNITION_LOCALE: Readonly<Record<Lang, string>> = {
-  en: 'en-US',
-  cht: 'zh-TW',
-  kor: 'ko-KR',
-  jp: 'ja-JP',
-  zh: 'zh-CN',
-};
+export const RECOGNITION_LOCALE = byLang((language) => language.recognition);
 
 /** The spec marks zh-TW as the default recognition locale. */
 export const DEFAULT_RECOGNITION_LOCALE = 'zh-TW';

@@ -20,6 +20,7 @@
  *
  * Pure and synchronous: the saga feeds events and the clock, and acts on the outputs.
  */
+import { LANGUAGES } from '../../../lang/languages.ts';
 
 export interface Sentence {
   msgId: string;
@@ -170,7 +171,7 @@ export function waitFrom(state: SentenceState, now: number, ms: number): Sentenc
 }
 
 /** Languages written without spaces between words: their phrases are joined as they are. */
-const UNSPACED_LANGS: ReadonlySet<string> = new Set(['zh', 'cht', 'jp']);
+const UNSPACED_LANGS: ReadonlySet<string> = new Set(LANGUAGES.filter((language) => language.unspaced).map((language) => language.code));
 
 /** One message from a sentence's phrases, in the interface language's way of writing. */
 export function joinPhrases(phrases: readonly string[], lang: string): string {

@@ -6,8 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, type Page } from '@playwright/test';
+import type { Lang } from '../../../lang/languages.ts';
 
-export type Lang = 'zh' | 'cht' | 'en' | 'jp' | 'kor';
+export { LANGUAGES, type Lang } from '../../../lang/languages.ts';
 
 const cache = new Map<Lang, Record<string, string>>();
 
