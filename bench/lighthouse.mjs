@@ -11,6 +11,12 @@
  * per run. The language is the browser's (`--lang`, `--accept-lang`): the app picks it
  * from navigator.languages on a first visit, and Lighthouse clears storage before each run.
  *
+ * The CPU throttling is calibrated to the host, as Lighthouse's throttling guide asks: its
+ * default 4× slowdown turns a high-end desktop (benchmarkIndex about 1750) into a mid-tier
+ * phone, so on a slower host it is scaled down in proportion (4 × index / 1750, at least 1×):
+ * the phone simulated is the same on any machine. A first, uncounted run reads the host's
+ * benchmarkIndex; the results record it and the multiplier beside the figures.
+ *
  * Reference: the previous run's medians (bench/results/lighthouse.json before this run),
  * printed beside this run's.
  *
@@ -51,14 +57,24 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** One Lighthouse run in a fresh headless Chromium speaking `browserLang`. */
-async function runOnce(url, browserLang) {
+/** Lighthouse's default CPU slowdown, and the benchmarkIndex of the host it is meant for (docs/throttling.md). */
+const DEFAULT_SLOWDOWN = 4;
+const DEFAULT_HOST_INDEX = 1750;
+/** The slowdown that makes this host the phone Lighthouse's default makes of a high-end desktop. */
+const calibratedSlowdown = (benchmarkIndex) =>
+  Number(Math.max(1, (DEFAULT_SLOWDOWN * benchmarkIndex) / DEFAULT_HOST_INDEX).toFixed(2));
+
+/** One Lighthouse run in a fresh headless Chromium speaking `browserLang`, with `cpuSlowdownMultiplier`. */
+async function runOnce(url, browserLang, cpuSlowdownMultiplier = DEFAULT_SLOWDOWN) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'lh-profile-'));
   const flags = ['--headless=new', '--disable-gpu', `--lang=${browserLang}`, `--accept-lang=${browserLang}`, `--user-data-dir=${userDataDir}`];
   if (process.getuid?.() === 0) flags.push('--no-sandbox');
   const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: flags, userDataDir: false });
   try {
-    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES });
+    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES }, {
+      extends: 'lighthouse:default',
+      settings: { throttling: { cpuSlowdownMultiplier } },
+    });
     if (!result) throw new Error('Lighthouse returned no result');
     const { lhr } = result;
     if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
@@ -80,6 +96,8 @@ async function runOnce(url, browserLang) {
       shifted: (lhr.audits['layout-shifts']?.details?.items ?? []).map((item) => `${item.node?.snippet ?? '?'} (${Number(item.score).toFixed(3)})`),
       belowFull: failed,
       lighthouse: lhr.lighthouseVersion,
+      benchmarkIndex: lhr.environment?.benchmarkIndex ?? null,
+      cpuSlowdownMultiplier: lhr.configSettings?.throttling?.cpuSlowdownMultiplier ?? null,
     };
   } finally {
     await chrome.kill();
@@ -100,16 +118,30 @@ const previousValue = (name) => previous?.goals?.find((g) => g.name === name)?.v
 
 const show = (value, unit, digits) => (value === null || value === undefined ? '—' : `${Number(value).toFixed(digits)}${unit ? ` ${unit}` : ''}`);
 
-await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 4G and 4× CPU, on /25d/demo', chromium: CHROMIUM_PATH }, async (report) => {
-  report.settings = { page: '/25d/demo', runs: RUNS, languages: LANGS, formFactor: 'mobile (Lighthouse default)', throttling: 'simulated (Lighthouse default)' };
+await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 4G and CPU throttling calibrated to the host, on /25d/demo', chromium: CHROMIUM_PATH }, async (report) => {
   buildApp(OUT_DIR);
   const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
   const runs = {};
+  let slowdown = DEFAULT_SLOWDOWN;
   try {
+    // The calibration run: the host's benchmarkIndex, read by Lighthouse itself; not counted.
+    const calibration = await runOnce(`${standin.url}/25d/demo`, LANGS.en);
+    if (!(calibration.benchmarkIndex > 0)) throw new Error('Lighthouse reported no benchmarkIndex: the CPU throttling cannot be calibrated');
+    slowdown = calibratedSlowdown(calibration.benchmarkIndex);
+    console.log(`  host benchmarkIndex ${Math.round(calibration.benchmarkIndex)}: CPU slowdown ${slowdown}× (Lighthouse's ${DEFAULT_SLOWDOWN}× is for an index of ${DEFAULT_HOST_INDEX})`);
+    report.settings = {
+      page: '/25d/demo',
+      runs: RUNS,
+      languages: LANGS,
+      formFactor: 'mobile (Lighthouse default)',
+      throttling: 'simulated: slow 4G (Lighthouse default), CPU slowdown calibrated to the host',
+      hostBenchmarkIndex: Math.round(calibration.benchmarkIndex),
+      cpuSlowdownMultiplier: slowdown,
+    };
     for (const [lang, browserLang] of Object.entries(LANGS)) {
       runs[lang] = [];
       for (let i = 0; i < RUNS; i += 1) {
-        const run = await runOnce(`${standin.url}/25d/demo`, browserLang);
+        const run = await runOnce(`${standin.url}/25d/demo`, browserLang, slowdown);
         console.log(`  ${lang} run ${i + 1}: perf ${run.performance}, a11y ${run.accessibility}, bp ${run['best-practices']}, seo ${run.seo}, FCP ${run.fcp.toFixed(2)} s, LCP ${run.lcp.toFixed(2)} s, TBT ${Math.round(run.tbt)} ms, CLS ${run.cls.toFixed(3)}`);
         runs[lang].push(run);
       }
@@ -135,8 +167,10 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
     const notFull = [...new Set(runs[lang].flatMap((r) => r.belowFull))];
     if (notFull.length > 0) report.note(`${lang}: audits below full score in some run: ${notFull.join('; ')}.`);
   }
+  const indexes = Object.values(runs).flat().map((r) => r.benchmarkIndex).filter((v) => v > 0);
+  report.note(`The host: benchmarkIndex ${report.settings.hostBenchmarkIndex} at calibration (${Math.round(Math.min(...indexes))} to ${Math.round(Math.max(...indexes))} over the runs), so a CPU slowdown of ${slowdown}× where Lighthouse's default is ${DEFAULT_SLOWDOWN}× for an index of ${DEFAULT_HOST_INDEX}.`);
   report.table(`Medians of ${RUNS} runs, beside the goals and the previous run${previous ? ` (${previous.date.slice(0, 10)})` : ''}`, ['language', 'figure', 'median', 'goal', 'previous run'], rows);
 
-  console.log(`lighthouse: /25d/demo, mobile, simulated slow 4G and 4× CPU, median of ${RUNS}`);
+  console.log(`lighthouse: /25d/demo, mobile, simulated slow 4G and ${slowdown}× CPU (host index ${report.settings.hostBenchmarkIndex}), median of ${RUNS}`);
   for (const row of rows) console.log(`  ${row[0].padEnd(4)} ${row[1].padEnd(26)} ${row[2].padStart(9)}   goal ${row[3].padEnd(9)} previous ${row[4]}`);
 });
