@@ -6,7 +6,7 @@
  * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_DIALECT (standin; `seed`
  * words signaling frames as the specification's field list allows, without extensions),
  * STANDIN_ALLOWED_ORIGINS (comma-separated origins of an app hosted elsewhere, e.g. the
- * product build behind nginx, whose pages may open the signaling and speech sockets),
+ * product build behind nginx, whose pages may call the services and open the sockets),
  * STANDIN_TURN_SECRET (the relay's
  * shared secret; default a new one per run: set it only for a relay run apart from the
  * stand-in, which /get/route then names), STANDIN_ALLOWED_HOSTS (host names served beyond
