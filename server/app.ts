@@ -47,6 +47,8 @@ export interface StandinOptions {
   prepareAssets?: (dir: string, signal: AbortSignal) => Promise<void>;
   roomIdleMs?: number;
   maxRooms?: number;
+  /** Rooms one client address may hold at once (3). */
+  maxRoomsPerAddress?: number;
   /** Delay between a session going live and its faults firing (2 s by contract). */
   faultDelayMs?: number;
   /** How long start-live-slow holds /start_live (20 s by contract). */
@@ -169,6 +171,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     log: createLogger('rooms'),
     ...(opts.roomIdleMs !== undefined ? { idleMs: opts.roomIdleMs } : {}),
     ...(opts.maxRooms !== undefined ? { maxRooms: opts.maxRooms } : {}),
+    ...(opts.maxRoomsPerAddress !== undefined ? { maxRoomsPerAddress: opts.maxRoomsPerAddress } : {}),
   });
   const faultLog = createLogger('faults');
   rooms.on('created', (room) => watchLiveFaults(room, { delayMs: opts.faultDelayMs ?? 2_000, log: faultLog }));
