@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { visible } from '../src/features/replay/visible.ts';
 
 interface CliModule {
   replayTimeline(text: string): { lines: string[]; exitCode: number };
@@ -20,6 +21,14 @@ interface LoggerModule {
 }
 
 const USAGE = 'usage: npm run replay -- <session-log.json>';
+
+/**
+ * Every line this command prints goes through here: a log (or a file name) whose strings carry
+ * terminal control sequences or bidi overrides is shown, not obeyed (src/features/replay/visible.ts).
+ */
+function print(stream: NodeJS.WriteStream, lines: readonly string[]): void {
+  stream.write(`${lines.map(visible).join('\n')}\n`);
+}
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 async function loadCli<T>(run: (load: (id: string) => Promise<unknown>) => Promise<T>): Promise<T> {
@@ -46,18 +55,18 @@ async function loadCli<T>(run: (load: (id: string) => Promise<unknown>) => Promi
 async function main(argv: string[]): Promise<number> {
   const path = argv.find((a) => !a.startsWith('-'));
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
+    print(process.stdout, [USAGE]);
     return 0;
   }
   if (!path) {
-    process.stderr.write(`${USAGE}\n`);
+    print(process.stderr, [USAGE]);
     return 2;
   }
   let text: string;
   try {
     text = await readFile(resolve(process.cwd(), path), 'utf8');
   } catch (error) {
-    process.stderr.write(`cannot read ${path}: ${(error as Error).message}\n`);
+    print(process.stderr, [`cannot read ${path}: ${(error as Error).message}`]);
     return 2;
   }
   const result = await loadCli(async (load) => {
@@ -66,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
     const cli = (await load('/src/features/replay/cli.ts')) as CliModule;
     return cli.replayTimeline(text);
   });
-  (result.exitCode === 0 ? process.stdout : process.stderr).write(`${result.lines.join('\n')}\n`);
+  print(result.exitCode === 0 ? process.stdout : process.stderr, result.lines);
   return result.exitCode;
 }
 
@@ -75,7 +84,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`replay failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    print(process.stderr, `replay failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n'));
     process.exitCode = 1;
   },
 );

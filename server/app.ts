@@ -15,7 +15,7 @@ import { liveRoutes } from './http/routes/live.ts';
 import { srsRoutes } from './http/routes/srs.ts';
 import { CONNECTION_LIMITS, limitConnections, timeoutOptions, type ConnectionLimits } from './http/clients.ts';
 import { allowedHosts } from './http/hosts.ts';
-import { foreignOrigin } from './http/origin.ts';
+import { crossSiteRefusal } from './http/origin.ts';
 import { createStaticHandler } from './http/static.ts';
 import { controlFromAfar, type TlsFiles } from './lan.ts';
 import { createLogger } from './log.ts';
@@ -47,6 +47,8 @@ export interface StandinOptions {
   prepareAssets?: (dir: string, signal: AbortSignal) => Promise<void>;
   roomIdleMs?: number;
   maxRooms?: number;
+  /** Rooms one client address may hold at once (3). */
+  maxRoomsPerAddress?: number;
   /** Delay between a session going live and its faults firing (2 s by contract). */
   faultDelayMs?: number;
   /** How long start-live-slow holds /start_live (20 s by contract). */
@@ -62,10 +64,10 @@ export interface StandinOptions {
   /** The media's ICE host candidates (server/lan.ts mediaHostAddresses); default loopback. */
   mediaHostAddresses?: readonly string[];
   /**
-   * Origins of pages hosted elsewhere that may open the signaling and speech sockets, as a
-   * real back end lists the sites that host its client (e.g. the product build behind nginx).
-   * The HTTP services answer every origin (`Access-Control-Allow-Origin: *`) regardless; the
-   * control endpoints never answer another origin.
+   * Origins of pages hosted elsewhere that may call the services (with CORS) and open the
+   * signaling and speech sockets, as a real back end lists the sites that host its client
+   * (e.g. the product build behind nginx). Every other origin gets 403 on every service
+   * path and upgrade; the control endpoints never answer another origin.
    */
   allowedOrigins?: readonly string[];
   /** Host names served beyond localhost and IP addresses (STANDIN_ALLOWED_HOSTS; server/http/hosts.ts). */
@@ -169,6 +171,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     log: createLogger('rooms'),
     ...(opts.roomIdleMs !== undefined ? { idleMs: opts.roomIdleMs } : {}),
     ...(opts.maxRooms !== undefined ? { maxRooms: opts.maxRooms } : {}),
+    ...(opts.maxRoomsPerAddress !== undefined ? { maxRoomsPerAddress: opts.maxRoomsPerAddress } : {}),
   });
   const faultLog = createLogger('faults');
   rooms.on('created', (room) => watchLiveFaults(room, { delayMs: opts.faultDelayMs ?? 2_000, log: faultLog }));
@@ -187,7 +190,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     ...srsRoutes({ rooms, log }),
     ...(opts.env === 'local' || opts.env === 'test' ? controlRoutes({ signaling, rooms, log: createLogger('control'), ...(opts.controlAllowed ? { controlAllowed: opts.controlAllowed } : {}) }) : []),
   ];
-  const route = createRouter(routes, { log, fallbackHost });
+  const route = createRouter(routes, { log, fallbackHost, allowedOrigins });
   const statics = createStaticHandler({ publicDir: opts.publicDir === undefined ? 'dist' : opts.publicDir, assetsDir });
 
   let assetsReady = false;
@@ -257,9 +260,10 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     // Browsers let any page open a WebSocket anywhere and always send its Origin: another
     // site's page must not drive a visitor's session or the speech service (docs/contract.md C11).
     // The origins a deployment hosts the app on (STANDIN_ALLOWED_ORIGINS) are not foreign.
-    const foreign = foreignOrigin(req);
-    if (foreign !== null && !allowedOrigins.has(foreign)) {
-      log.warn('WebSocket upgrade refused: another origin', { path, origin: foreign.slice(0, 100) });
+    // The same check as the service paths' and the controls' (server/http/origin.ts).
+    const crossSite = crossSiteRefusal(req, allowedOrigins);
+    if (crossSite !== null) {
+      log.warn('WebSocket upgrade refused', { path, reason: crossSite });
       return refuseUpgrade(socket, 403, 'Forbidden');
     }
     if (path === SIGNALING_PATH) return signaling.handleUpgrade(req, socket, head);

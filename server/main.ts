@@ -1,12 +1,12 @@
 /**
  * `npm start` / `npm run serve`: runs the stand-in on HOST:PORT.
  * Environment: HOST (127.0.0.1), PORT (8080; 0 picks a free port), STANDIN_ENV
- * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8),
+ * (local), STANDIN_ROOM_IDLE_MS (60000), STANDIN_MAX_ROOMS (8), STANDIN_MAX_ROOMS_PER_ADDRESS (3),
  * STANDIN_ASSETS_DIR, STANDIN_PUBLIC_DIR (dist), STANDIN_TURN (1: run the TURN relay,
  * coturn, on UDP at the HTTP port's number; 0: none), STANDIN_DIALECT (standin; `seed`
  * words signaling frames as the specification's field list allows, without extensions),
  * STANDIN_ALLOWED_ORIGINS (comma-separated origins of an app hosted elsewhere, e.g. the
- * product build behind nginx, whose pages may open the signaling and speech sockets),
+ * product build behind nginx, whose pages may call the services and open the sockets),
  * STANDIN_TURN_SECRET (the relay's
  * shared secret; default a new one per run: set it only for a relay run apart from the
  * stand-in, which /get/route then names), STANDIN_ALLOWED_HOSTS (host names served beyond
@@ -89,6 +89,7 @@ const allowedOrigins = (process.env.STANDIN_ALLOWED_ORIGINS ?? '')
 
 const roomIdleMs = intFromEnv('STANDIN_ROOM_IDLE_MS', 1_000, 3_600_000);
 const maxRooms = intFromEnv('STANDIN_MAX_ROOMS', 1, 64);
+const maxRoomsPerAddress = intFromEnv('STANDIN_MAX_ROOMS_PER_ADDRESS', 1, 64);
 const wantRelay = (env === 'local' || env === 'test') && process.env.STANDIN_TURN !== '0';
 const turnSecret = process.env.STANDIN_TURN_SECRET || newTurnSecret();
 // A relay run apart from the stand-in (a test's, behind its delay line) shares the secret.
@@ -100,6 +101,7 @@ const standin = await createStandin({
   ...(process.env.STANDIN_ASSETS_DIR ? { assetsDir: process.env.STANDIN_ASSETS_DIR } : {}),
   ...(roomIdleMs !== undefined ? { roomIdleMs } : {}),
   ...(maxRooms !== undefined ? { maxRooms } : {}),
+  ...(maxRoomsPerAddress !== undefined ? { maxRoomsPerAddress } : {}),
   ...(tls ? { tls, controlFromLoopbackOnly: true } : {}),
   mediaHostAddresses: mediaAddresses,
   signaling: { dialect },

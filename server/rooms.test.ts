@@ -6,7 +6,7 @@ import { RoomRegistry, type RoomClient } from './rooms.ts';
 const log = createLogger('test');
 const init = { uid: 'demo', deviceId: 'H5x', appId: 'standin-demo' };
 
-function registry(opts: { idleMs?: number; maxRooms?: number } = {}) {
+function registry(opts: { idleMs?: number; maxRooms?: number; maxRoomsPerAddress?: number } = {}) {
   const medias: FakeMedia[] = [];
   const rooms = new RoomRegistry({
     log,
@@ -74,6 +74,24 @@ describe('RoomRegistry', () => {
     const { rooms } = registry({ maxRooms: 1 });
     expect(rooms.create(init)).not.toBeNull();
     expect(rooms.create(init)).toBeNull();
+  });
+
+  it('refuses a start from an address that holds its share (3 by default), and still starts one from another address, until all 8 are taken', async () => {
+    const { rooms } = registry();
+    const flood = { ...init, address: '192.168.1.66' };
+    const held = [rooms.create(flood), rooms.create(flood), rooms.create(flood)];
+    expect(held.every((room) => room !== null)).toBe(true);
+    expect(rooms.create(flood)).toBeNull();
+    expect(rooms.refusal('192.168.1.66')).toEqual({ reason: 'address', held: 3, limit: 3 });
+    expect(rooms.heldBy('192.168.1.66')).toBe(3);
+    // Another device gets an avatar; the rest go to others until the total cap.
+    for (let i = 0; i < 5; i++) expect(rooms.create({ ...init, address: `192.168.1.${10 + i}` })).not.toBeNull();
+    expect(rooms.refusal('192.168.1.99')).toEqual({ reason: 'full' });
+    // A room the flooding address stopped (or that was reclaimed) is its to start again, no more.
+    await rooms.stop(held[0]!.id, 'stop_live');
+    await rooms.stop(rooms.list().at(-1)!.id, 'stop_live');
+    expect(rooms.create(flood)).not.toBeNull();
+    expect(rooms.create(flood)).toBeNull();
   });
 
   it('stops a room: closes its clients and media, and forgets it', async () => {

@@ -17,6 +17,11 @@
  *   binding request on a peer (a browser sends one every few seconds: ICE consent, RFC 7675;
  *   SRS destroys an RTC session after 30 s without one, its `stun_timeout`), no frame and no
  *   pong on a socket. That is a phone that died or left the network without a word.
+ *
+ * Starts are capped, in all (`maxRooms`, 8: each room runs two encoders) and per client address
+ * (`maxRoomsPerAddress`, 3), so that one device on a shared network, starting rooms in a loop,
+ * holds its share and no more, and a visitor from another address still gets an avatar
+ * (server/README.md, *What the stand-in promises a shared network*).
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -49,6 +54,8 @@ export class Room extends EventEmitter {
   readonly uid: string;
   readonly deviceId: string;
   readonly appId: string;
+  /** The client address of its /start_live: the rooms an address holds are capped (RoomRegistry). */
+  readonly startedFrom: string | undefined;
   readonly createdAt = Date.now();
   readonly clients = new Set<RoomClient>();
   /**
@@ -86,6 +93,7 @@ export class Room extends EventEmitter {
     this.uid = init.uid;
     this.deviceId = init.deviceId;
     this.appId = init.appId;
+    this.startedFrom = init.address;
     if (init.address) this.ownerAddresses.push(init.address);
     media.on('peer-connected', () => this.update());
     media.on('peer-closed', () => this.update());
@@ -184,7 +192,12 @@ export interface RoomRegistryOptions {
   silentMs?: number;
   /** Each room runs two encoders; refuse more than this many at once. */
   maxRooms?: number;
+  /** Refuse a start from a client address that already started this many rooms still open. */
+  maxRoomsPerAddress?: number;
 }
+
+/** Why the registry refuses a start: every avatar is busy, or this address holds its share. */
+export type RoomRefusal = { reason: 'full' } | { reason: 'address'; held: number; limit: number };
 
 /** How often the orphan and silence rules are looked at: their limits are met within this. */
 const SWEEP_MS = 1_000;
@@ -197,6 +210,7 @@ export class RoomRegistry extends EventEmitter {
   private readonly orphanMs: number;
   private readonly silentMs: number;
   private readonly maxRooms: number;
+  private readonly maxPerAddress: number;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: RoomRegistryOptions) {
@@ -205,15 +219,35 @@ export class RoomRegistry extends EventEmitter {
     this.orphanMs = opts.orphanMs ?? 10_000;
     this.silentMs = opts.silentMs ?? 30_000;
     this.maxRooms = opts.maxRooms ?? 8;
+    this.maxPerAddress = opts.maxRoomsPerAddress ?? 3;
   }
 
   get size(): number {
     return this.rooms.size;
   }
 
-  /** Starts a room and its media; null when the stand-in is at capacity. */
+  /** Rooms still open that were started from `address` (by /start_live). */
+  heldBy(address: string): number {
+    let held = 0;
+    for (const room of this.rooms.values()) if (room.startedFrom === address) held++;
+    return held;
+  }
+
+  /**
+   * Why a start from `address` would be refused now, or null. The address's share is checked
+   * first: a device at its share is told so even when the others have taken the rest.
+   */
+  refusal(address: string | undefined): RoomRefusal | null {
+    if (address !== undefined) {
+      const held = this.heldBy(address);
+      if (held >= this.maxPerAddress) return { reason: 'address', held, limit: this.maxPerAddress };
+    }
+    return this.rooms.size >= this.maxRooms ? { reason: 'full' } : null;
+  }
+
+  /** Starts a room and its media; null when refused (see `refusal`). */
   create(init: RoomInit): Room | null {
-    if (this.rooms.size >= this.maxRooms) return null;
+    if (this.refusal(init.address)) return null;
     const id = `room_${randomBytes(6).toString('hex')}`;
     const room = new Room(id, init, this.opts.createMedia(id));
     this.rooms.set(id, room);

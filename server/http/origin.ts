@@ -48,15 +48,22 @@ export function foreignOrigin(req: IncomingMessage): string | null {
   return own.has(url.origin) ? null : origin;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Why a browser page of another site may not use this request, or null. Beyond
  * the Origin header, Fetch Metadata catches what carries no Origin (a cross-site
  * GET sends none): `Sec-Fetch-Site: cross-site` or `same-site` is another site's
  * page, `same-origin` and `none` (typed in the address bar) are ours.
+ *
+ * `allowed`: origins of pages hosted elsewhere that are ours all the same (the app behind
+ * nginx, STANDIN_ALLOWED_ORIGINS); their requests are same-site or cross-site and carry
+ * their Origin. One check for every door the stand-in has: the service paths, the
+ * signaling and speech upgrades, and (with nothing allowed) the control endpoints.
  */
-export function crossSiteRefusal(req: IncomingMessage): string | null {
+export function crossSiteRefusal(req: IncomingMessage, allowed: ReadonlySet<string> = NONE): string | null {
   const foreign = foreignOrigin(req);
-  if (foreign !== null) return `requests from another origin (${foreign.slice(0, 100)}) are refused`;
+  if (foreign !== null) return allowed.has(foreign) ? null : `requests from another origin (${foreign.slice(0, 100)}) are refused`;
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return `requests from another site (Sec-Fetch-Site: ${site}) are refused`;
   return null;

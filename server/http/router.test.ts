@@ -70,18 +70,47 @@ describe('routing', () => {
     expect(res.headers.get('allow')).toBe('POST');
   });
 
-  it('answers CORS preflights for the service paths and marks answers cross-origin readable', async () => {
-    const pre = await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=x`, {
-      method: 'OPTIONS',
-      headers: { origin: 'http://elsewhere:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
-    });
-    expect(pre.status).toBe(204);
-    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
-    expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
-    expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
-    const res = await fetch(`${t.base}/ue/userinfo`, { method: 'POST', body: new URLSearchParams({ uid: 'demo' }) });
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-expose-headers')).toBe('Location');
+  it('answers CORS to an allowed origin only (the app hosted elsewhere), with Vary: Origin, and none to the app\'s own pages', async () => {
+    const hosted = await startTestStandin({ allowedOrigins: ['http://elsewhere:5173'] });
+    try {
+      const pre = await fetch(`${hosted.base}/rtc/v1/whep/?app=live&stream=x`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://elsewhere:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('http://elsewhere:5173');
+      expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
+      expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
+      const res = await fetch(`${hosted.base}/ue/userinfo`, { method: 'POST', headers: { origin: 'http://elsewhere:5173' }, body: new URLSearchParams({ uid: 'demo' }) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://elsewhere:5173');
+      expect(res.headers.get('access-control-expose-headers')).toBe('Location');
+      expect(res.headers.get('vary')).toBe('Origin');
+      // The app's own page and a client without Origin need no CORS, and get none.
+      for (const headers of [{ origin: hosted.base }, {}] as Record<string, string>[]) {
+        const own = await fetch(`${hosted.base}/ue/userinfo`, { method: 'POST', headers, body: new URLSearchParams({ uid: 'demo' }) });
+        expect(own.status).toBe(200);
+        expect(own.headers.get('access-control-allow-origin')).toBeNull();
+      }
+    } finally {
+      await hosted.close();
+    }
+  });
+
+  it('refuses (403) a preflight or request from another origin or site on a service path, without CORS headers', async () => {
+    const evil = { origin: 'http://evil.example' };
+    const pre = await fetch(`${t.base}/start_live`, { method: 'OPTIONS', headers: { ...evil, 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(403);
+    expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    const res = await fetch(`${t.base}/api/v1/streams/`, { headers: evil });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(((await res.json()) as { msg: string }).msg).toMatch(/another origin \(http:\/\/evil\.example\)/);
+    // A cross-site GET carries no Origin; Fetch Metadata names it.
+    expect((await fetch(`${t.base}/api/v1/streams/`, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    const whep = await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=x`, { method: 'POST', headers: { ...evil, 'content-type': 'application/sdp' }, body: 'v=0' });
+    expect(whep.status).toBe(403);
+    expect(await whep.text()).toMatch(/another origin/);
   });
 
   it('records the spec API calls as http events, in and out', async () => {

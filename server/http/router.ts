@@ -1,14 +1,15 @@
 /**
  * A deliberately small router over node:http: exact paths, one handler per
  * method, bodies parsed and size-limited before the handler runs, CORS for the
- * service paths (the real services are cross-origin to the app), and the
- * http events of docs/contract.md C14 recorded for the calls of docs/contract.md C6.
+ * service paths to the origins the app is hosted on (the real services are cross-origin
+ * to it) and a 403 for any other origin, and the http events of docs/contract.md C14
+ * recorded for the calls of docs/contract.md C6.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { recordEvent } from '../events.ts';
 import type { Logger } from '../log.ts';
 import { HttpError, parseBody, type BodyKind } from './body.ts';
-import { requestOrigin, type Origin } from './origin.ts';
+import { crossSiteRefusal, requestOrigin, type Origin } from './origin.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -36,7 +37,10 @@ export interface Route {
   body?: BodyKind;
   /** Record the call in GET /__standin/events (the spec's API calls). */
   record?: boolean;
-  /** Answer CORS preflights and add Access-Control-Allow-Origin. */
+  /**
+   * A service path: answer CORS (preflights, Access-Control-Allow-Origin) for the allowed
+   * origins of the router, and refuse (403) a preflight or request from any other origin.
+   */
   cors?: boolean;
   /** Errors as plain text (the media server's WHEP) instead of `{code:-1,msg}` JSON. */
   textErrors?: boolean;
@@ -52,11 +56,30 @@ export function normalizePath(pathname: string): string {
   return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
 }
 
-const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  // The WHEP client reads Location to DELETE its session later.
-  'Access-Control-Expose-Headers': 'Location',
-};
+export interface RouterOptions {
+  log: Logger;
+  fallbackHost: () => string;
+  /**
+   * Origins of pages hosted elsewhere that may call the service paths (STANDIN_ALLOWED_ORIGINS):
+   * they get CORS. The app's own origin needs none; every other origin gets 403, so that a page
+   * of another site open in the visitor's browser (same client address as the visitor) can
+   * neither read the visitor's room from the streams list nor take its seats over WHEP.
+   */
+  allowedOrigins?: ReadonlySet<string>;
+}
+
+/** CORS headers for an allowed origin; none for the app's own pages and for clients without Origin. */
+function corsHeaders(req: IncomingMessage, allowed: ReadonlySet<string>): Record<string, string> {
+  const origin = req.headers.origin;
+  // The answer depends on Origin: a cache must not hand one origin's answer to another.
+  if (origin === undefined || !allowed.has(origin)) return { Vary: 'Origin' };
+  return {
+    'Access-Control-Allow-Origin': origin,
+    // The WHEP client reads Location to DELETE its session later.
+    'Access-Control-Expose-Headers': 'Location',
+    Vary: 'Origin',
+  };
+}
 
 /** Bodies in events stay small: SDP is summarised, everything else kept. */
 function eventBody(body: unknown, kind: BodyKind | 'sdp-out'): unknown {
@@ -64,9 +87,9 @@ function eventBody(body: unknown, kind: BodyKind | 'sdp-out'): unknown {
   return body;
 }
 
-function send(res: ServerResponse, reply: HttpReply, cors: boolean): void {
+function send(res: ServerResponse, reply: HttpReply, cors: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string> = { ...(cors ? CORS_HEADERS : {}), ...reply.headers };
+  const headers: Record<string, string> = { ...cors, ...reply.headers };
   let payload = '';
   if (reply.json !== undefined) {
     payload = JSON.stringify(reply.json);
@@ -89,7 +112,8 @@ function errorReply(err: unknown, route: Route, log: Logger, path: string): Http
   return route.textErrors ? { status: 500, text: 'internal error' } : { status: 500, json: { code: -1, msg: 'internal error' } };
 }
 
-export function createRouter(routes: readonly Route[], opts: { log: Logger; fallbackHost: () => string }): RouteHandler {
+export function createRouter(routes: readonly Route[], opts: RouterOptions): RouteHandler {
+  const allowed = opts.allowedOrigins ?? new Set<string>();
   const byPath = new Map<string, Route[]>();
   for (const route of routes) {
     const key = normalizePath(route.path);
@@ -100,13 +124,21 @@ export function createRouter(routes: readonly Route[], opts: { log: Logger; fall
     const url = new URL(req.url ?? '/', 'http://standin.invalid');
     const candidates = byPath.get(normalizePath(url.pathname));
     if (!candidates) return false;
-    const cors = candidates.some((r) => r.cors);
+    const isService = candidates.some((r) => r.cors);
+    const cors = isService ? corsHeaders(req, allowed) : {};
     const method = req.method ?? 'GET';
+    // The control endpoints' check (server/control.ts), with the app's hosting origins allowed;
+    // the refusal's reason is in its body, and the request's line (403) in the log.
+    const crossSite = isService ? crossSiteRefusal(req, allowed) : null;
 
-    if (method === 'OPTIONS' && cors) {
+    if (method === 'OPTIONS' && isService) {
+      if (crossSite) {
+        send(res, { status: 403, json: { code: -1, msg: `${crossSite}: the stand-in's services answer only the app's own pages` } }, cors);
+        return true;
+      }
       const requested = req.headers['access-control-request-headers'];
       res.writeHead(204, {
-        ...CORS_HEADERS,
+        ...cors,
         'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
         'Access-Control-Allow-Headers':
           typeof requested === 'string' && /^[\w\s,-]{1,500}$/.test(requested) ? requested : 'Content-Type',
@@ -132,7 +164,7 @@ export function createRouter(routes: readonly Route[], opts: { log: Logger; fall
     let reply: HttpReply | null;
     let recorded = false;
     try {
-      const refused = route.guard?.(req);
+      const refused = crossSite ? new HttpError(403, `${crossSite}: the stand-in's services answer only the app's own pages`) : route.guard?.(req);
       if (refused) {
         req.resume();
         throw refused;

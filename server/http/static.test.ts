@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CSP, PAGE_CSP } from './static.ts';
 import { startTestStandin, type TestStandin } from './testkit.ts';
@@ -26,6 +27,9 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'assets', 'app-def456.js.gz'), 'gzip');
   writeFileSync(join(dist, 'assets', 'ort-def456.wasm'), 'identity');
   writeFileSync(join(dist, 'assets', 'ort-def456.wasm.br'), 'brotli');
+  const html = readFileSync(join(dist, 'index.html'));
+  writeFileSync(join(dist, 'index.html.br'), brotliCompressSync(html));
+  writeFileSync(join(dist, 'index.html.gz'), gzipSync(html));
   writeFileSync(join(assets, 'pages', 'promo.html'), '<!doctype html><p>promo</p>');
   writeFileSync(join(assets, 'images', 'x.png'), 'png');
   t = await startTestStandin({ publicDir: dist, assetsDir: assets });
@@ -101,6 +105,25 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ headers
     }).on('error', reject);
   });
 }
+
+describe('every path that answers HTML', () => {
+  it('carries the page\'s CSP, however the path names the file: an alias, an escape, a precompressed copy', async () => {
+    const app = ['/25d/', '/25d/demo', '/25d/replay', '/25d/index', '/25d/index/', '/25d/index.html', '/25d/%69ndex', '/25d/index.html.br', '/25d/index.html.gz', '/25d/demo/x/y'];
+    const pages = ['/assets-standin/pages/promo.html', '/assets-standin/pages/promo', '/assets-standin/pages/%70romo'];
+    for (const [paths, csp] of [
+      [app, APP_CSP],
+      [pages, PAGE_CSP],
+    ] as const) {
+      for (const path of paths) {
+        for (const encoding of ['identity', 'br, gzip', 'gzip']) {
+          const res = await rawGet(t.base + path, { 'accept-encoding': encoding });
+          expect(res.headers['content-type'], `${path} (${encoding})`).toMatch(/^text\/html/);
+          expect(res.headers['content-security-policy'], `${path} (${encoding})`).toBe(csp);
+        }
+      }
+    }
+  });
+});
 
 describe('precompressed files', () => {
   it('sends brotli, then gzip, then the file itself, as the client accepts, always with Vary', async () => {

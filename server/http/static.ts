@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import sirv from 'sirv';
 
 /**
- * The app's Content-Security-Policy, sent with every HTML response of the app.
+ * The app's Content-Security-Policy, sent with every HTML response of the app, by whatever
+ * path (cspForDocuments).
  * - script-src 'self' 'wasm-unsafe-eval': no inline or eval'd script; the VAD
  *   runs ONNX models in WebAssembly, which needs wasm compilation.
  * - worker-src 'self' blob:: the VAD worker and the audio worklet; some
@@ -59,6 +60,25 @@ export interface StaticHandler {
   appReady(): boolean;
 }
 
+/** Media types a browser runs as a document (scripts and all). */
+const DOCUMENT_TYPE = /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml)\b/i;
+
+/**
+ * Sends `csp` with the answer if it is a document, whatever path led to it: sirv answers
+ * `/index`, `/%69ndex` and `/index/` with index.html, `/index.html.br` with HTML too, so the
+ * path alone cannot tell. Decided when the head is written, from the answer's Content-Type.
+ */
+function cspForDocuments(res: ServerResponse, csp: string): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((a, i) => i > 0 && typeof a === 'object' && a !== null && !Array.isArray(a)) as Record<string, unknown> | undefined;
+    const typeKey = headers && Object.keys(headers).find((k) => k.toLowerCase() === 'content-type');
+    const type = String((typeKey ? headers[typeKey] : undefined) ?? res.getHeader('content-type') ?? '');
+    if (DOCUMENT_TYPE.test(type)) res.setHeader('Content-Security-Policy', csp);
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
+}
+
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
   res.end(text);
@@ -89,7 +109,6 @@ export function createStaticHandler(opts: StaticOptions): StaticHandler {
           } else {
             res.setHeader('Cache-Control', 'no-cache');
           }
-          if (pathname.endsWith('/') || pathname.endsWith('.html')) res.setHeader('Content-Security-Policy', APP_CSP);
         },
       })
     : null;
@@ -100,7 +119,6 @@ export function createStaticHandler(opts: StaticOptions): StaticHandler {
     setHeaders(res, pathname) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       if (pathname.endsWith('.html')) {
-        res.setHeader('Content-Security-Policy', PAGE_CSP);
         res.setHeader('Cache-Control', 'no-cache');
       } else {
         res.setHeader('Cache-Control', 'public, max-age=3600');
@@ -114,6 +132,7 @@ export function createStaticHandler(opts: StaticOptions): StaticHandler {
       return plain(res, 503, 'The app is not built yet: run `npm run build:local` (npm start does it).', { 'Retry-After': '5' });
     }
     strip(req, APP_BASE);
+    cspForDocuments(res, APP_CSP);
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     app(req, res, () => {
       if (LOOKS_LIKE_FILE.test(pathname)) return plain(res, 404, 'not found');
@@ -144,6 +163,7 @@ export function createStaticHandler(opts: StaticOptions): StaticHandler {
         serveApp(req, res);
       } else {
         strip(req, ASSETS_BASE);
+        cspForDocuments(res, PAGE_CSP);
         assets(req, res, () => plain(res, 404, 'not found'));
       }
       return true;

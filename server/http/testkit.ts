@@ -138,6 +138,8 @@ export async function startTestStandin(
       return fake;
     },
     faultDelayMs: 50,
+    // Every test's rooms come from 127.0.0.1: the per-address share is tested where it is named.
+    maxRoomsPerAddress: 64,
     slowStartMs: 300,
     lateStartMs: 300,
     ...rest,

@@ -118,7 +118,14 @@ test('nginx with docs/nginx.conf sends the headers docs/hosting.md promises: CSP
   // A file that is not there is a 404, never the app's page; a route is the app's page.
   expect((await get('/25d/assets/nope-123.js')).status).toBe(404);
   expect((await get('/25d/nope.js')).status).toBe(404);
-  expect((await get('/25d/replay')).headers.get('content-security-policy')).toBe(APP_CSP);
+  // Every path that answers the app's page carries the CSP: routes, aliases of index.html, escapes.
+  for (const path of ['/25d/replay', '/25d/', '/25d/index', '/25d/index.html', '/25d/%69ndex', '/25d//index.html']) {
+    const html = await get(path);
+    expect(html.headers.get('content-type'), path).toMatch(/^text\/html/);
+    expect(html.headers.get('content-security-policy'), path).toBe(APP_CSP);
+  }
+  // nginx's own error pages there too.
+  expect((await get('/25d/nope.js')).headers.get('content-security-policy')).toBe(APP_CSP);
 });
 
 test.describe('a session of the hosted product', () => {

@@ -190,6 +190,81 @@ describe('5. another device that learns a room id', () => {
   }, 90_000);
 });
 
+describe('7. one device starting rooms in a loop', () => {
+  const FLOODER = '127.0.0.12';
+  const VISITOR = '127.0.0.13';
+  /** The stand-in's defaults (server/README.md, *What the stand-in promises a shared network*). */
+  const PER_ADDRESS = 3;
+  const json = { 'content-type': 'application/json' };
+
+  async function start(from: string, deviceId: string): Promise<{ status: string; room_id?: string; errmsg?: string }> {
+    const body = JSON.stringify({ app_id: 'demo', uid: 'demo', device_id: deviceId });
+    return JSON.parse((await t.requestFrom(from, 'POST', '/start_live', { body, headers: json })).text) as { status: string; room_id?: string; errmsg?: string };
+  }
+  const stop = (from: string, roomId: string, deviceId: string) =>
+    t.requestFrom(from, 'POST', '/stop_live', { body: JSON.stringify({ room_id: roomId, device_id: deviceId }), headers: json });
+  const listed = async (from: string) =>
+    (JSON.parse((await t.requestFrom(from, 'GET', '/api/v1/streams/?count=100')).text) as { streams: { name: string; publish: { active: boolean } }[] }).streams;
+
+  it('holds 3 rooms at most, however often it starts and restarts them, and a visitor from another address gets an avatar and its stream listed meanwhile', async () => {
+    const held: { roomId: string; deviceId: string }[] = [];
+    onTestFinished(async () => {
+      for (const room of held) await stop(FLOODER, room.roomId, room.deviceId);
+    });
+    let attempts = 0;
+    let refused = 0;
+    let refusal = '';
+    /** One start_live of the flooding device, each with a device id of its own. */
+    const floodOnce = async (): Promise<void> => {
+      const deviceId = `H5loop${attempts++}`;
+      const answer = await start(FLOODER, deviceId);
+      if (answer.room_id) {
+        held.push({ roomId: answer.room_id, deviceId });
+        return;
+      }
+      refused++;
+      refusal = answer.errmsg ?? '';
+      // Shaped as start-live-error's answer, so the app shows the text.
+      expect(Object.keys(answer)).toEqual(['status', 'errmsg']);
+      expect(answer.status).toBe('error');
+    };
+    // The flood takes all it can...
+    for (let i = 0; i < 10; i++) await floodOnce();
+    expect(held.length).toBe(PER_ADDRESS);
+    expect(refusal).toMatch(/^no avatar available: this device already has 3 chats open/);
+    // ...and goes on while the visitor starts: one of its rooms ends (as a reclaim ends one), it
+    // starts twice more, and again, until the visitor is live.
+    const until = { done: false };
+    const flooding = (async () => {
+      for (let round = 0; round < 30 && !until.done; round++) {
+        const oldest = held.shift()!;
+        await stop(FLOODER, oldest.roomId, oldest.deviceId);
+        await floodOnce();
+        await floodOnce();
+        expect(held.length).toBe(PER_ADDRESS);
+      }
+    })();
+    const visit = (async () => {
+      const started = performance.now();
+      const answer = await start(VISITOR, 'H5visitor');
+      expect(answer.status, answer.errmsg).toBe('success');
+      const roomId = answer.room_id!;
+      await expect.poll(async () => (await listed(VISITOR)).find((s) => s.name === roomId)?.publish.active, { timeout: 20_000, interval: 100 }).toBe(true);
+      const ms = Math.round(performance.now() - started);
+      until.done = true;
+      return { roomId, ms };
+    })();
+    const [visitor] = await Promise.all([visit, flooding]);
+    const floodersRooms = (await listed(FLOODER)).length;
+    process.stdout.write(
+      `[abuse] one device starting rooms in a loop: ${attempts} start_live, ${refused} refused, ${floodersRooms} rooms held (limit ${PER_ADDRESS}); the other visitor's start_live to publish.active ${visitor.ms} ms\n`,
+    );
+    expect(floodersRooms).toBeLessThanOrEqual(PER_ADDRESS);
+    expect((await listed(VISITOR)).map((s) => s.name)).toEqual([visitor.roomId]);
+    await stop(VISITOR, visitor.roomId, 'H5visitor');
+  }, 90_000);
+});
+
 describe('6. start_live, WHEP and stop_live raced', () => {
   const ROUNDS = 200;
   const AT_ONCE = 4;
@@ -198,7 +273,8 @@ describe('6. start_live, WHEP and stop_live raced', () => {
   // loopback address the answer is made without ever yielding to another request).
   let lan: AbuseStandin;
   beforeAll(async () => {
-    lan = await startAbuseStandin({}, { lan: true });
+    // Its rounds start four rooms at once from 127.0.0.1: more than one address's share.
+    lan = await startAbuseStandin({ STANDIN_MAX_ROOMS_PER_ADDRESS: String(2 * AT_ONCE) }, { lan: true });
   }, 120_000);
   afterAll(() => lan?.stop());
 

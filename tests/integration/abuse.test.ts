@@ -318,6 +318,45 @@ describe('3. the control endpoints and upgrades from another origin', () => {
     }
   }, 60_000);
 
+  it("refuse another origin's page in the visitor's own browser (same address) with 403 on every service path, preflights included, and serve the app's own", async () => {
+    // The visitor's room, started from 127.0.0.1; the hostile page runs in the same browser,
+    // so its requests come from 127.0.0.1 too, with its own Origin.
+    const roomId = await t.startRoom('H5originOwner');
+    onTestFinished(() => post('/stop_live', JSON.stringify({ room_id: roomId, device_id: 'H5originOwner' })).then(() => undefined));
+    const json = { 'content-type': 'application/json' };
+    const sdp = { 'content-type': 'application/sdp' };
+    const whep = `/rtc/v1/whep/?app=live&stream=${roomId}`;
+    const calls: [string, string, { body?: string; headers: Record<string, string> }][] = [
+      ['POST', '/ue/userinfo', { body: 'uid=demo', headers: { 'content-type': 'application/x-www-form-urlencoded' } }],
+      ['POST', '/get/route', { body: '{"uid":"demo"}', headers: json }],
+      ['POST', '/start_live', { body: '{"app_id":"demo","uid":"demo","device_id":"H5evil"}', headers: json }],
+      ['POST', '/stop_live', { body: JSON.stringify({ room_id: roomId, device_id: 'H5originOwner' }), headers: json }],
+      ['GET', '/api/v1/streams/?count=100', { headers: {} }],
+      ['POST', whep, { body: 'v=0\r\n', headers: sdp }],
+      ['DELETE', `${whep}&action=delete&token=0123456789abcdef&session=x`, { headers: {} }],
+    ];
+    const before = (await (await fetch(`${standin.url}/api/v1/streams/?count=100`)).json()) as { streams: { name: string }[] };
+    expect(before.streams.map((s) => s.name)).toContain(roomId);
+    for (const [method, path, opts] of calls) {
+      const preflight = await t.requestFrom('127.0.0.1', 'OPTIONS', path, { headers: { ...evil, 'access-control-request-method': method, 'access-control-request-headers': 'content-type' } });
+      expect(preflight.status, `OPTIONS ${path}`).toBe(403);
+      expect(preflight.headers['access-control-allow-origin'], `OPTIONS ${path}`).toBeUndefined();
+      // A "simple" request the browser sends without a preflight (a form, text/plain, no-cors).
+      const res = await t.requestFrom('127.0.0.1', method, path, { ...opts, headers: { ...opts.headers, ...evil } });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.headers['access-control-allow-origin'], `${method} ${path}`).toBeUndefined();
+      expect(res.text, `${method} ${path}`).not.toContain(roomId);
+    }
+    // The room is untouched, and the app's own page (its Origin is the stand-in's) still sees it.
+    const own = await t.requestFrom('127.0.0.1', 'GET', '/api/v1/streams/?count=100', { headers: { origin: standin.url } });
+    expect(own.status).toBe(200);
+    expect(own.headers['access-control-allow-origin']).toBeUndefined();
+    expect((JSON.parse(own.text) as { streams: { name: string }[] }).streams.map((s) => s.name)).toContain(roomId);
+    const ownStart = await t.requestFrom('127.0.0.1', 'POST', '/get/route', { body: '{"uid":"demo"}', headers: { ...json, origin: standin.url } });
+    expect(ownStart.status).toBe(200);
+    process.stdout.write(`[abuse] another origin in the visitor's browser: ${calls.length} service calls and their preflights answered 403\n`);
+  });
+
   it("send frame-ancestors 'none' with the app: no other site may frame it", async () => {
     const csp = (await fetch(`${standin.url}/25d/demo`)).headers.get('content-security-policy') ?? '';
     expect(csp.split('; ')).toContain("frame-ancestors 'none'");

@@ -53,7 +53,8 @@ export async function startAbuseStandin(env: Record<string, string> = {}, opts: 
   let standin: RunningStandin;
   try {
     standin = await startStandin({
-      env: { STANDIN_PUBLIC_DIR: publicDir, STANDIN_TURN: '0', STANDIN_ALLOWED_HOSTS: ALLOWED_NAME, ...lanEnv, ...env },
+      // '' leaves the stand-in its own share of rooms per address (server/main.ts reads '' as unset).
+      env: { STANDIN_PUBLIC_DIR: publicDir, STANDIN_TURN: '0', STANDIN_ALLOWED_HOSTS: ALLOWED_NAME, STANDIN_MAX_ROOMS_PER_ADDRESS: '', ...lanEnv, ...env },
       ...(opts.lan ? { args: ['--lan'] } : {}),
     });
   } catch (err) {

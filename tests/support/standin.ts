@@ -90,6 +90,10 @@ export async function startStandin(opts: StartStandinOptions = {}): Promise<Runn
       PORT: '0',
       STANDIN_ENV: 'local',
       STANDIN_QUIET: quiet ? '1' : '0',
+      // The harnesses play many visitors from one address (127.0.0.1, the phone's), one after
+      // another, and a closed page's room lingers up to 10 s: one address may hold every room
+      // here. The abuse suite runs the stand-in's own share, which it tests.
+      STANDIN_MAX_ROOMS_PER_ADDRESS: '64',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

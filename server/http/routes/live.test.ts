@@ -28,6 +28,21 @@ function rawPost(path: string, body: string, host: string): Promise<{ status: nu
   });
 }
 
+/** start_live from another address of this machine (another device, as the stand-in sees it). */
+function rawStart(base: string, localAddress: string): Promise<Record<string, unknown>> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ app_id: 'a', uid: 'demo', device_id: `d-${localAddress}` });
+    const req = http.request({ host: url.hostname, port: url.port, path: '/start_live', method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      let data = '';
+      res.on('data', (c: Buffer) => (data += c.toString()));
+      res.on('end', () => resolve(JSON.parse(data) as Record<string, unknown>));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('POST /get/route', () => {
   it('returns the signaling and media links of this origin', async () => {
     const { status, json } = await postJson(t.base, '/get/route', { uid: 'demo', serverName: 'standin' });
@@ -132,6 +147,23 @@ describe('POST /start_live', () => {
     for (let i = 0; i < 3; i++) await startRoom(t.base);
     const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' });
     expect(json).toEqual({ status: 'error', errmsg: 'no avatar available' });
+  });
+
+  it('refuses a start from an address that holds its share as start-live-error does, saying why, and serves another address', async () => {
+    const shared = await startTestStandin({ maxRooms: 3, maxRoomsPerAddress: 2 });
+    try {
+      const start = (localAddress: string) => rawStart(shared.base, localAddress);
+      expect((await start('127.0.0.1')).status).toBe('success');
+      expect((await start('127.0.0.1')).status).toBe('success');
+      const refused = await start('127.0.0.1');
+      expect(Object.keys(refused)).toEqual(['status', 'errmsg']);
+      expect(refused.status).toBe('error');
+      expect(refused.errmsg).toMatch(/^no avatar available: this device already has 2 chats open, the most one device may/);
+      expect((await start('127.0.0.2')).status).toBe('success');
+      expect(await start('127.0.0.3')).toEqual({ status: 'error', errmsg: 'no avatar available' });
+    } finally {
+      await shared.close();
+    }
   });
 
   it('holds the answer under start-live-slow', async () => {

@@ -117,14 +117,26 @@ export function liveRoutes(deps: LiveDeps): Route[] {
           return null;
         }
         let room;
+        // The address it came from is the owner's (server/README.md, *Who owns a room*), and
+        // holds at most its share of the rooms.
+        const address = clientAddress(req);
         try {
-          // The address it came from is the owner's (server/README.md, *Who owns a room*).
-          room = rooms.create({ ...init, address: clientAddress(req) });
+          room = rooms.create({ ...init, address });
         } catch (err) {
           log.error('could not start a media pipeline', { error: String(err) });
           return { status: 200, json: startError('no avatar available') };
         }
         if (!room) {
+          // Answered as the service answers a start it cannot serve (the start-live-error fault's
+          // shape), so the app shows the text.
+          const why = rooms.refusal(address);
+          if (why?.reason === 'address') {
+            log.warn('start_live refused: this address holds its share of the rooms', { address, held: why.held, limit: why.limit });
+            return {
+              status: 200,
+              json: startError(`no avatar available: this device already has ${why.held} chats open, the most one device may; end one, or wait a few seconds after closing a page`),
+            };
+          }
           log.warn('start_live refused: every avatar is busy', { rooms: rooms.size });
           return { status: 200, json: startError('no avatar available') };
         }

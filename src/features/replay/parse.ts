@@ -1,9 +1,11 @@
 /**
  * Reads a session log file from an untrusted source (whatever a visitor sent).
  * A file that is not a log of a known version is refused with a reason a
- * person can act on; damaged entries inside a good file are skipped and counted.
+ * person can act on; damaged entries inside a good file are skipped and counted;
+ * its strings' control and direction characters are made visible (visible.ts).
  */
 import { isLogEntry, SCHEMA_VERSION, type LogEntry, type SessionLogFile } from '../sessionLog/types.ts';
+import { visibleDeep } from './visible.ts';
 
 /** Far above the recorder's 5,000: only a hostile or broken file gets near it. */
 export const MAX_ENTRIES = 100_000;
@@ -35,6 +37,9 @@ export function parseLogFile(input: string | unknown): ParsedLog {
       throw new LogFileError('not JSON');
     }
   }
+  // Every string the viewer and the CLI show comes from here: control and direction characters
+  // become visible escapes before anything reads them (visible.ts).
+  value = visibleDeep(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LogFileError('not a session log object');
   const raw = value as Record<string, unknown>;
   if (raw.schemaVersion !== SCHEMA_VERSION) {

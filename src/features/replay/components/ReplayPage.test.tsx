@@ -89,6 +89,35 @@ describe('replay viewer', { timeout: 20_000 }, () => {
     expect(within(frame).getByText('WebRTC connection error, please try again later!').closest('[role="alert"]')).not.toBeNull();
   });
 
+  it('shows a hostile log’s control and direction characters as visible escapes, in the entries, the meta and the visitor’s screen', async () => {
+    const hostile = JSON.parse(LOG_TEXT) as { deviceId: string; entries: { kind: string; action?: { type: string; payload?: { message?: { text?: string } } }; data?: unknown; seq?: number; t?: number }[] };
+    hostile.deviceId = 'H5evil\r\x1b]0;title\x07';
+    const alert = hostile.entries.find((e) => e.action?.type === 'notices/alertShown' && e.action.payload?.message?.text)!;
+    alert.action!.payload!.message!.text = 'no avatar \u202eelbaliava\u202c \x9b31m';
+    hostile.entries.push({ seq: 9_999, t: 40_000, kind: 'error', data: { feature: 'media', message: 'ICE\x1b[2J failed\u2066' } });
+    await openLog(JSON.stringify(hostile));
+    expect(await screen.findByText(/Account demo, device H5evil\\x0d\\x1b\]0;title\\x07,/)).toBeInTheDocument();
+
+    const alertIndex = hostile.entries.indexOf(alert);
+    fireEvent.change(screen.getByLabelText('Timeline'), { target: { value: String(alertIndex) } });
+    const current = screen.getByLabelText('Entries').querySelector('[aria-current="step"]')!;
+    expect(current).toHaveTextContent('alert "no avatar \\\\u202eelbaliava\\\\u202c \\\\x9b31m"');
+    // The replayed app shows the server's text as the visitor's alert did, made visible.
+    const frame = screen.getByLabelText('The visitor’s screen');
+    expect(await within(frame).findByText('no avatar \\u202eelbaliava\\u202c \\x9b31m')).toBeInTheDocument();
+
+    fireEvent.change(screen.getByLabelText('Timeline'), { target: { value: String(hostile.entries.length - 1) } });
+    expect(screen.getByLabelText('Entries').querySelector('[aria-current="step"]')).toHaveTextContent('error media: ICE\\x1b[2J failed\\u2066');
+    // Nothing raw anywhere on the page: no C0 (but whitespace React writes), DEL, C1 or direction character.
+    // eslint-disable-next-line no-control-regex -- what must not be shown
+    expect(document.body.textContent).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+  });
+
+  it('says why a file cannot be replayed with its characters made visible too', async () => {
+    await openLog('{"schemaVersion":"2\\u202e1","entries":[]}');
+    expect(await screen.findByText(/This file cannot be replayed/)).toHaveTextContent('unsupported schema version "2\\\\u202e1"');
+  });
+
   it('plays in the log’s own rhythm, faster at higher speeds, and pauses', async () => {
     await openLog();
     fireEvent.change(await screen.findByLabelText('Speed'), { target: { value: '8' } });
