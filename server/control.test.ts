@@ -23,7 +23,7 @@ async function liveSession(): Promise<{ roomId: string; c: SignalingClient }> {
   c.send({ type: 'offer_2', room_id: roomId, deviceId: 'H5test' });
   await c.next(isCommand('asr_ready'));
   await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
-  await new Promise((r) => setTimeout(r, 10));
+  await expect.poll(() => t.standin.rooms.get(roomId)?.isLive()).toBe(true);
   return { roomId, c };
 }
 
@@ -68,7 +68,7 @@ describe('/__standin/strike', () => {
     expect(c.closed).toBeNull();
     // Reconnect the media: the room is live again and can be struck again, signaling too.
     await fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
-    await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.standin.rooms.get(roomId)?.isLive()).toBe(true);
     const second = await postJson(t.base, '/__standin/strike', { faults: ['signaling-drop', 'media-drop'] });
     expect(second.json).toEqual({ code: 0, rooms: [roomId] });
     expect(media.dropCount).toBe(2);

@@ -1,10 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AudioPacer } from './pacer.ts';
 
 const CHUNK_BYTES = 960 * 2;
 const isSilent = (chunk: Buffer): boolean => chunk.every((b) => b === 0);
 const tone = (ms: number, amplitude = 8000): Int16Array => Int16Array.from({ length: ms * 48 }, (_, i) => Math.round(amplitude * Math.sin(i / 5)));
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('AudioPacer chunks', () => {
   it('gives the speech in 20 ms chunks, then silence, and reports done', async () => {
@@ -54,50 +53,68 @@ describe('AudioPacer chunks', () => {
 });
 
 describe('AudioPacer timing', () => {
+  // The pacer's clock is faked (setTimeout and performance.now): what is tested is when it hands
+  // out chunks by its clock, not how promptly this machine's event loop runs it.
   let pacer: AudioPacer | undefined;
-  afterEach(() => pacer?.stop());
-
-  it('delivers 50 chunks per second of wall clock', async () => {
-    const times: number[] = [];
-    pacer = new AudioPacer((chunk) => {
-      expect(chunk.length).toBe(CHUNK_BYTES);
-      times.push(performance.now());
-    });
-    const start = performance.now();
-    pacer.start();
-    await sleep(1000);
-    const elapsed = performance.now() - start;
-    const expected = Math.floor(elapsed / 20) + 1;
-    expect(Math.abs(times.length - expected)).toBeLessThanOrEqual(3);
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
+  afterEach(() => {
+    pacer?.stop();
+    vi.useRealTimers();
   });
 
-  it('catches up after the event loop was blocked, so the stream keeps real time', async () => {
+  it('delivers 50 chunks per second of its clock', () => {
+    let count = 0;
+    pacer = new AudioPacer((chunk) => {
+      expect(chunk.length).toBe(CHUNK_BYTES);
+      count++;
+    });
+    pacer.start();
+    expect(count).toBe(1);
+    vi.advanceTimersByTime(1000);
+    expect(count).toBe(51);
+  });
+
+  it('catches up after the event loop was blocked, so the stream keeps real time', () => {
     let count = 0;
     pacer = new AudioPacer(() => count++);
-    const start = performance.now();
+    // A blocked event loop: the clock moves on while no timer runs.
+    let blockedMs = 0;
+    const clock = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => clock() + blockedMs);
     pacer.start();
-    await sleep(200);
-    const busyUntil = performance.now() + 200;
-    while (performance.now() < busyUntil) {
-      /* block the event loop like a heavy render would */
-    }
-    await sleep(400);
-    const expected = Math.floor((performance.now() - start) / 20) + 1;
-    expect(Math.abs(count - expected)).toBeLessThanOrEqual(3);
+    vi.advanceTimersByTime(200);
+    expect(count).toBe(11);
+    blockedMs = 200;
+    expect(count).toBe(11);
+    // The first tick after the block hands out the 10 chunks it missed with its own.
+    vi.advanceTimersToNextTimer();
+    expect(count).toBe(22);
+    // 220 ms of timers and 200 ms blocked, then 400 ms more: 820 ms of the clock, chunks 0 to 41.
+    vi.advanceTimersByTime(400);
+    expect(count).toBe(42);
   });
 
   it('plays speech then silence in real time', async () => {
+    const spokenAt: number[] = [];
     const chunks: Buffer[] = [];
-    pacer = new AudioPacer((c) => chunks.push(c));
+    pacer = new AudioPacer((c) => {
+      chunks.push(c);
+      if (!isSilent(c)) spokenAt.push(performance.now());
+    });
     pacer.start();
     const playback = pacer.play(tone(200));
+    let end: string | undefined;
+    void playback.finished.then((e) => (end = e));
+    vi.advanceTimersByTime(20);
     await playback.started;
-    const begun = performance.now();
+    // 10 chunks of speech, one every 20 ms of the clock: finished with the tenth, not before.
+    vi.advanceTimersByTime(160);
+    await Promise.resolve();
+    expect(end).toBeUndefined();
+    vi.advanceTimersByTime(20);
     await expect(playback.finished).resolves.toBe('done');
-    // 10 chunks of speech take about 180 ms more after the first one.
-    // The pacer catches up after a stalled event loop, so a loaded machine may finish sooner.
-    expect(performance.now() - begun).toBeGreaterThan(100);
-    await sleep(100);
+    expect(spokenAt.slice(1).map((t, i) => t - spokenAt[i]!)).toEqual(Array(9).fill(20));
+    vi.advanceTimersByTime(100);
     const spoken = chunks.map((c) => !isSilent(c));
     expect(spoken.filter(Boolean).length).toBe(10);
     expect(spoken.lastIndexOf(true) - spoken.indexOf(true)).toBe(9);

@@ -224,7 +224,7 @@ export class WhepPeers extends EventEmitter {
     clearTimeout(peer.timer);
     peer.timer = setTimeout(() => {
       log.warn('closing peer', { roomId: this.roomId, peerId: peer.id, reason });
-      this.close(peer.id);
+      this.close(peer.id, reason);
     }, ms);
     peer.timer.unref();
   }
@@ -261,8 +261,8 @@ export class WhepPeers extends EventEmitter {
     return sent;
   }
 
-  /** False when there is no such peer (never was, or already closed). */
-  close(peerId: string): boolean {
+  /** False when there is no such peer (never was, or already closed). A timer's `reason` goes in the event. */
+  close(peerId: string, reason?: string): boolean {
     const peer = this.peers.get(peerId);
     if (!peer || peer.closed) return false;
     peer.closed = true;
@@ -270,7 +270,7 @@ export class WhepPeers extends EventEmitter {
     this.peers.delete(peerId);
     peer.video.stop();
     peer.audio.stop();
-    recordEvent('whep', 'out', { roomId: this.roomId, peerId, state: 'closed' });
+    recordEvent('whep', 'out', { roomId: this.roomId, peerId, state: 'closed', ...(reason ? { reason } : {}) });
     void peer.pc.close().catch((err: unknown) => log.warn('peer close failed', { peerId, error: String(err) }));
     this.emit('peer-closed', peerId);
     return true;

@@ -18,6 +18,11 @@ afterEach(async () => {
   await t.standin.rooms.closeAll();
 });
 
+/**
+ * What did not happen is looked at after the faults' own delay (faultDelayMs, 100 ms) has passed
+ * twice over: a window of the rule, not of this machine. What happens is waited for (expect.poll).
+ * The delay itself, to the millisecond, is watchLiveFaults's test below, on fake timers.
+ */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const whep = (roomId: string) => fetch(`${t.base}/rtc/v1/whep/?app=live&stream=${roomId}`, { method: 'POST', body: FAKE_OFFER });
 
@@ -35,8 +40,7 @@ async function live(): Promise<{ roomId: string; c: SignalingClient }> {
   const c = await connect(roomId);
   expect((await whep(roomId)).status).toBe(201);
   c.send({ type: 'say_hello', room_id: roomId, data: { lang: 'en' } });
-  await sleep(10);
-  expect(t.standin.rooms.get(roomId)!.isLive()).toBe(true);
+  await expect.poll(() => t.standin.rooms.get(roomId)!.isLive()).toBe(true);
   return { roomId, c };
 }
 
@@ -108,8 +112,7 @@ describe('faults of a live session', () => {
     setFaults(['media-drop']);
     const { roomId } = await live();
     const media = t.medias.get(roomId)!;
-    await sleep(200);
-    expect(media.dropCount).toBe(1);
+    await expect.poll(() => media.dropCount).toBe(1);
     expect(media.peerCount()).toBe(0);
     expect((await whep(roomId)).status).toBe(201);
     await sleep(250);
@@ -121,8 +124,7 @@ describe('faults of a live session', () => {
     setFaults(['media-silent']);
     const { roomId, c } = await live();
     const media = t.medias.get(roomId)!;
-    await sleep(200);
-    expect(media.silenceCount).toBe(1);
+    await expect.poll(() => media.silenceCount).toBe(1);
     expect(media.dropCount).toBe(0);
     expect(media.peerCount()).toBe(0);
     expect(c.closed).toBeNull();
@@ -135,8 +137,7 @@ describe('faults of a live session', () => {
   it('media-down closes the peer and fails every later WHEP with 503', async () => {
     setFaults(['media-down']);
     const { roomId } = await live();
-    await sleep(200);
-    expect(t.medias.get(roomId)!.dropCount).toBe(1);
+    await expect.poll(() => t.medias.get(roomId)!.dropCount).toBe(1);
     expect((await whep(roomId)).status).toBe(503);
     expect((await whep(roomId)).status).toBe(503);
   });

@@ -165,7 +165,11 @@ describe('break', () => {
     const end = await c.next(isCommand('nlp_end'));
     expect(end).toEqual({ msg_type: 'command', command: 'nlp_end', msg_id: first.msg_id, interrupted: true });
     expect(media.stopCount).toBeGreaterThan(stopsBefore);
-    await new Promise((r) => setTimeout(r, 100));
+    // A ping's pong comes after anything the cut reply could still send (frames keep their order,
+    // and the ping is read after the break's work is done): no second sentence of it.
+    const sent = c.frames.length;
+    c.send({ type: 'ping' });
+    await c.next((f) => f.msg_type === 'pong', 3_000, sent);
     expect(c.frames.filter((f) => f.msg_id === first.msg_id && f.msg_type === 'tts')).toHaveLength(1);
   });
 
@@ -204,8 +208,7 @@ describe('robustness', () => {
     const { c, roomId } = await joined();
     c.send(frame(roomId, { type: 'close_webrtc' }));
     expect((await c.waitClose()).code).toBe(1000);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(t.standin.rooms.get(roomId)!.clients.size).toBe(0);
+    await expect.poll(() => t.standin.rooms.get(roomId)!.clients.size).toBe(0);
   });
 
   it('stops speaking and forgets a socket that vanishes mid-reply', async () => {
@@ -215,9 +218,8 @@ describe('robustness', () => {
     await c.next((f) => f.msg_type === 'tts');
     const stops = media.stopCount;
     c.close();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(media.stopCount).toBeGreaterThan(stops);
-    expect(t.standin.rooms.get(roomId)!.clients.size).toBe(0);
+    await expect.poll(() => media.stopCount).toBeGreaterThan(stops);
+    await expect.poll(() => t.standin.rooms.get(roomId)!.clients.size).toBe(0);
   });
 
   it('closes the sockets of a room that is stopped', async () => {
@@ -241,7 +243,7 @@ describe('robustness', () => {
   it('records every frame in and out', async () => {
     const { c, roomId } = await joined();
     c.send(frame(roomId, { type: 'break' }));
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => listEvents().filter((e) => e.channel === 'signaling').length).toBe(3);
     const signaling = listEvents().filter((e) => e.channel === 'signaling');
     expect(signaling.map((e) => [e.dir, (e.body as Frame).type ?? (e.body as Frame).command])).toEqual([
       ['in', 'offer_2'],

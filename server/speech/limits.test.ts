@@ -149,8 +149,9 @@ describe('the Speech SDK after an idle close', () => {
     const stopped = new Promise<void>((resolve) => (r.sessionStopped = () => resolve()));
     try {
       await new Promise<void>((resolve, reject) => r.startContinuousRecognitionAsync(resolve, (e) => reject(new Error(e))));
-      // Nothing to send for three idle timeouts: the service closes the connection.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Nothing to send: the service closes the connection once it has been idle.
+      const idleClosed = () => listEvents().some((e) => e.channel === 'speech' && (e.body as { reason?: string }).reason === 'idle timeout');
+      await expect.poll(idleClosed, { timeout: 10_000 }).toBe(true);
       const pcm = Buffer.concat([fixturePcm('q-opening-hours.wav'), silence(1000)]);
       push.write(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength) as ArrayBuffer);
       push.close();

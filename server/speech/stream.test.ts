@@ -2,7 +2,7 @@
  * A browser-like session through the real Speech SDK: continuous recognition fed in real
  * time, 96 ms (1536-sample) chunks as the app's capture worklet delivers them, the call
  * fixture looped twice as Chromium's fake microphone loops it. Every question must come
- * back, in order, each loop, soon after it is spoken; and the session must survive its
+ * back, in order, each loop before the next loop is spoken; and the session must survive its
  * work directory being deleted half way (what broke recognition after the first phrase).
  */
 import { readdirSync, rmSync, mkdtempSync } from 'node:fs';
@@ -19,12 +19,6 @@ const CHUNK_BYTES = 1536 * 2;
 const CHUNK_MS = 96;
 /** The app's segmentation silence at call start. */
 const SEGMENTATION_MS = 1000;
-
-interface Phrase {
-  text: string;
-  /** From the end of the phrase's audio to its recognized event, minus the segmentation silence. */
-  lagMs: number;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,39 +37,45 @@ describe('continuous recognition streamed in real time', () => {
     rmSync(parent, { recursive: true, force: true });
   });
 
-  it('recognizes both questions of the looped call in order, both times, within 2 s each', async () => {
+  it('recognizes both questions of the looped call in order, each loop before the next is spoken', async () => {
     const config = sdk.SpeechConfig.fromHost(new URL(`ws://127.0.0.1:${speech.port}`), 'demo-speech-key');
     config.speechRecognitionLanguage = 'en-US';
     config.setProperty(sdk.PropertyId.Speech_SegmentationSilenceTimeoutMs, String(SEGMENTATION_MS));
     const push = sdk.AudioInputStream.createPushStream(sdk.AudioStreamFormat.getWaveFormatPCM(16000, 16, 1));
     const recognizer = new sdk.SpeechRecognizer(config, sdk.AudioConfig.fromStreamInput(push));
-    const phrases: Phrase[] = [];
+    const phrases: string[] = [];
     const errors: string[] = [];
-    let t0 = 0;
     recognizer.recognized = (_s, e) => {
-      const endMs = (e.result.offset + e.result.duration) / 10_000;
-      if (e.result.reason === sdk.ResultReason.RecognizedSpeech) phrases.push({ text: normalize(e.result.text), lagMs: Date.now() - t0 - endMs - SEGMENTATION_MS });
-      else phrases.push({ text: `<${sdk.ResultReason[e.result.reason]}>`, lagMs: 0 });
+      phrases.push(e.result.reason === sdk.ResultReason.RecognizedSpeech ? normalize(e.result.text) : `<${sdk.ResultReason[e.result.reason]}>`);
     };
     recognizer.canceled = (_s, e) => errors.push(e.errorDetails);
+    // Fed as a microphone feeds it, one chunk every 96 ms of the clock; then silence, as an open
+    // microphone goes on sending, until `count` phrases are in (the stream stays open: phrases
+    // come while the call goes on, not when it ends). How soon they come is bench/'s to measure.
+    const silence = Buffer.alloc(CHUNK_BYTES);
+    const feed = async (audio: Buffer, count: number): Promise<void> => {
+      const t0 = Date.now();
+      const write = (chunk: Buffer) => push.write(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength) as ArrayBuffer);
+      let i = 0;
+      for (; i * CHUNK_BYTES < audio.length; i++) {
+        write(audio.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES));
+        await sleep(t0 + (i + 1) * CHUNK_MS - Date.now());
+      }
+      for (const until = Date.now() + 30_000; phrases.length < count && errors.length === 0; i++) {
+        if (Date.now() > until) throw new Error(`${phrases.length} of ${count} phrases recognized 30 s after their audio: ${JSON.stringify(phrases)}`);
+        write(silence);
+        await sleep(t0 + (i + 1) * CHUNK_MS - Date.now());
+      }
+    };
     try {
       await new Promise<void>((resolve, reject) => recognizer.startContinuousRecognitionAsync(resolve, (e) => reject(new Error(e))));
       const call = fixturePcm('call-two-questions.wav');
-      const audio = Buffer.concat([call, call]);
-      let removed = false;
-      t0 = Date.now();
-      for (let i = 0; i * CHUNK_BYTES < audio.length; i++) {
-        const chunk = audio.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES);
-        push.write(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength) as ArrayBuffer);
-        if (!removed && phrases.length >= 2) {
-          // Someone cleans /tmp mid-call: the service must put its files back, not go deaf.
-          for (const dir of readdirSync(parent).filter((d) => d.startsWith(WORK_DIR_PREFIX))) rmSync(join(parent, dir), { recursive: true });
-          removed = true;
-        }
-        await sleep(t0 + (i + 1) * CHUNK_MS - Date.now());
-      }
-      expect(removed).toBe(true);
-      await expect.poll(() => phrases.length, { timeout: 8000, interval: 100 }).toBeGreaterThanOrEqual(4);
+      await feed(call, 2);
+      // Someone cleans /tmp mid-call: the service must put its files back, not go deaf.
+      const workDirs = readdirSync(parent).filter((d) => d.startsWith(WORK_DIR_PREFIX));
+      expect(workDirs.length).toBeGreaterThan(0);
+      for (const dir of workDirs) rmSync(join(parent, dir), { recursive: true });
+      await feed(call, 4);
     } finally {
       await new Promise<void>((done) => recognizer.stopContinuousRecognitionAsync(done, () => done()));
       recognizer.close();
@@ -83,8 +83,6 @@ describe('continuous recognition streamed in real time', () => {
     }
     expect(errors).toEqual([]);
     const [q1, q2] = ['where is the nearest store', 'what are your opening hours'];
-    expect(phrases.map((p) => p.text)).toEqual([q1, q2, q1, q2]);
-    console.info('phrase lag beyond the segmentation silence (ms):', phrases.map((p) => Math.round(p.lagMs)));
-    for (const p of phrases) expect(p.lagMs).toBeLessThan(2000);
-  }, 60_000);
+    expect(phrases).toEqual([q1, q2, q1, q2]);
+  }, 120_000);
 });

@@ -290,13 +290,15 @@ test.describe("the first seconds of a call", () => {
     await startCall(page);
     // Before the question (1.5 s after the microphone opened) and within the warm-up.
     await button(page, 'voice.hangUp').click();
-    const hungUpAt = await pageClock(page);
     await expect(button(page, 'voice.startCall')).toBeVisible();
     await expect
       .poll(async () => (await page.evaluate(() => window.__avatarTimeline!)).loudness.at(-1)?.loudness, { message: 'the greeting at full voice again' })
       .toBe(1);
-    const back = (await page.evaluate(() => window.__avatarTimeline!)).loudness.at(-1)!;
-    expect(back.t - hungUpAt, 'ms from the hang-up to the full voice').toBeLessThanOrEqual(300);
+    // At once: straight from the lowered voice (WARMUP_VOLUME, 0.005) to the full one, never
+    // through the warm-up's ramp (the steps between them it takes once the greeting has spoken
+    // 3 s into a call). How soon after the tap is not timed: a loaded page paints and polls late.
+    const marks = (await page.evaluate(() => window.__avatarTimeline!)).loudness;
+    expect(marks.filter((m) => m.loudness > 0.005 && m.loudness < 1), `the avatar's loudness: ${JSON.stringify(marks)}`).toEqual([]);
     const askedAt = await pageClock(page);
     await typeQuestion(page, 'what are your opening hours');
     await expectHeardFromFirstWord(page, askedAt);

@@ -98,3 +98,27 @@ export function udpSocketCount(pid: number): number {
   }
   return count;
 }
+
+/**
+ * The TCP connections `pid` holds open on its own `port` (listening sockets aside): what its HTTP
+ * server still counts as connected. From /proc/<pid>/net/tcp{,6}: the local address is the 2nd
+ * column (port in hex after the colon), the state the 4th (0A is LISTEN), the inode the 10th.
+ */
+export function tcpConnectionCount(pid: number, port: number): number {
+  const mine = socketInodes(pid);
+  let count = 0;
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      const local = columns[1]?.split(':')[1];
+      if (local && parseInt(local, 16) === port && columns[3] !== '0A' && mine.has(columns[9] ?? '')) count++;
+    }
+  }
+  return count;
+}

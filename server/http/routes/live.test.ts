@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../events.ts';
 import { clearFaults, setFaults } from '../../faults.ts';
 import { postJson, startRoom, startTestStandin, type TestStandin } from '../testkit.ts';
 
@@ -41,6 +42,20 @@ function rawStart(base: string, localAddress: string): Promise<Record<string, un
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * A start_live the client gives up on while the stand-in holds it: aborted once the stand-in has
+ * read it (its `in` event), not after a guessed delay that a slow machine may not have reached.
+ */
+async function startLiveGivenUp(): Promise<void> {
+  const read = () => listEvents().filter((e) => e.channel === 'http' && e.dir === 'in' && (e.body as { path?: string }).path === '/start_live').length;
+  const before = read();
+  const abort = new AbortController();
+  const pending = fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }), signal: abort.signal });
+  await expect.poll(read).toBe(before + 1);
+  abort.abort();
+  await expect(pending).rejects.toThrow();
 }
 
 describe('POST /get/route', () => {
@@ -176,12 +191,11 @@ describe('POST /start_live', () => {
 
   it('starts no room when the client gives up during start-live-slow', async () => {
     setFaults(['start-live-slow']);
-    const abort = new AbortController();
-    const pending = fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }), signal: abort.signal });
-    setTimeout(() => abort.abort(), 50);
-    await expect(pending).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 400));
-    expect(t.standin.rooms.size).toBe(0);
+    await startLiveGivenUp();
+    // A second start_live, held as long and begun later, is answered after the first's hold
+    // would have ended: only its own room exists.
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd2' });
+    expect(t.standin.rooms.list().map((r) => r.id)).toEqual([json.room_id]);
   });
 });
 
@@ -192,8 +206,8 @@ describe('POST /start_live under start-live-late', () => {
       setFaults(['start-live-late']);
       let answered = false;
       const pending = postJson(t2.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd' }).finally(() => (answered = true));
-      await new Promise((r) => setTimeout(r, 300));
-      expect(t2.standin.rooms.size).toBe(1);
+      await expect.poll(() => t2.standin.rooms.size).toBe(1);
+      // Held for as long as the fault stays (lateStartMs is a minute here).
       expect(answered).toBe(false);
       clearFaults();
       const { json } = await pending;
@@ -213,12 +227,13 @@ describe('POST /start_live under start-live-late', () => {
 
   it('keeps the room when the client gives up before the answer, as the real service does', async () => {
     setFaults(['start-live-late']);
-    const abort = new AbortController();
-    const pending = fetch(`${t.base}/start_live`, { method: 'POST', body: JSON.stringify({ app_id: 'a', uid: 'demo', device_id: 'd' }), signal: abort.signal });
-    setTimeout(() => abort.abort(), 50);
-    await expect(pending).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 400));
-    expect(t.standin.rooms.size).toBe(1);
+    await startLiveGivenUp();
+    const [abandoned] = t.standin.rooms.list();
+    expect(abandoned).toBeDefined();
+    // A second start_live, held as long and begun later: once it is answered, the first's hold
+    // is over too, and its room is still there beside the second's.
+    const { json } = await postJson(t.base, '/start_live', { app_id: 'a', uid: 'demo', device_id: 'd2' });
+    expect(t.standin.rooms.list().map((r) => r.id)).toEqual([abandoned!.id, json.room_id]);
   });
 });
 
