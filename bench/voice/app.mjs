@@ -3,7 +3,8 @@
  * session, a hands-free call on the fake microphone. The app's own session log (the
  * Redux actions with performance.now() times, kept in sessionStorage) gives, for each
  * sentence the app sends (signaling/sendRequested, message_text with end_point true),
- * the time since the VAD's last voice/vadSpeechEnded before it.
+ * the time since the VAD's last end of speech before it (voice/callMoved: the call's
+ * machine saying the visitor is heard, then no longer).
  */
 // Functions passed to page.evaluate run in the browser.
 /* global window */
@@ -30,8 +31,9 @@ const isSentenceSend = (action) =>
 /**
  * Each sent sentence's VAD end. A sentence's id (msgId) first shows up in the first
  * action about it (a partial, else the sentence itself), which comes after the VAD
- * started it: its start is the last voice/vadSpeechStarted before that, and its end the
- * first voice/vadSpeechEnded after the start.
+ * started it: its start is the last time the call's machine said the visitor is heard
+ * (voice/callMoved, hearing turning true) before that, and its end the first time it
+ * said they no longer are after the start.
  */
 export function sendLatencies(entries) {
   const actions = entries.filter((e) => e.kind === 'action').sort((a, b) => a.t - b.t);
@@ -40,8 +42,15 @@ export function sendLatencies(entries) {
     const id = msgIdOf(action);
     if (id !== null && !firstMention.has(id)) firstMention.set(id, t);
   }
-  const times = (type) => actions.filter((e) => e.action.type === type).map((e) => e.t);
-  const [starts, ends] = [times('voice/vadSpeechStarted'), times('voice/vadSpeechEnded')];
+  // The machine puts callMoved whenever what the status line shows changes: hearing's turns are the speech's starts and ends.
+  const starts = [];
+  const ends = [];
+  let hearing = false;
+  for (const { t, action } of actions) {
+    if (action.type !== 'voice/callMoved' || action.payload?.hearing === hearing) continue;
+    hearing = action.payload.hearing;
+    (hearing ? starts : ends).push(t);
+  }
   const latencies = [];
   for (const { t, action } of actions) {
     if (!isSentenceSend(action)) continue;
@@ -51,7 +60,7 @@ export function sendLatencies(entries) {
     if (end !== undefined && end <= t) latencies.push(t - end);
   }
   const round = (v) => (v === null ? null : Math.round(v));
-  const voice = actions.filter((e) => e.action.type.startsWith('voice/vad') || e.action.type === 'voice/sentenceRecognized' || isSentenceSend(e.action));
+  const voice = actions.filter((e) => e.action.type === 'voice/callMoved' || e.action.type === 'voice/sentenceRecognized' || isSentenceSend(e.action));
   return {
     /** The VAD and sentence actions, for reading a run back (ms since the log started). */
     timeline: voice.map(({ t, action }) => `${Math.round(t)} ${action.type}${msgIdOf(action) ? ` ${msgIdOf(action).slice(0, 8)}` : ''}`),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEchoOf, wordsOf } from './echo.ts';
+import { avatarEcho, ECHO_TAIL_MS, isEchoOf, wordsOf } from './echo.ts';
 
 const REPLY = 'Our nearest store is the flagship store at one Harbour Road, next to Central Station.';
 
@@ -45,5 +45,28 @@ describe('isEchoOf', () => {
   it('with nothing said by the avatar, nothing is echo; an empty phrase is never sent', () => {
     expect(isEchoOf('where is the nearest store', [])).toBe(false);
     expect(isEchoOf(' ... ', [REPLY])).toBe(true);
+  });
+});
+
+describe('avatarEcho', () => {
+  const ECHO = 'the flagship store at one harbour road';
+  const VISITOR = 'what time do you open';
+  const stopped = (gated: boolean) => ({ speaking: false, spokeAt: 10_000, gated });
+  const within = 10_000 + ECHO_TAIL_MS - 1;
+  const after = 10_000 + ECHO_TAIL_MS;
+
+  it('a stray phrase (detection listened, heard no sentence): with the echo gate, anything within ECHO_TAIL_MS of the avatar is echo; otherwise its words decide', () => {
+    expect(avatarEcho('stray', VISITOR, within, stopped(true), [REPLY])).toBe('gate');
+    expect(avatarEcho('stray', VISITOR, after, stopped(true), [REPLY])).toBeNull();
+    expect(avatarEcho('stray', ECHO, after, stopped(true), [REPLY])).toBe('words');
+    expect(avatarEcho('stray', ECHO, within, stopped(false), [REPLY])).toBe('words');
+    expect(avatarEcho('stray', VISITOR, within, { ...stopped(false), speaking: true }, [REPLY])).toBeNull();
+  });
+
+  it('the hand-over (only the recognizer heard it): within ECHO_TAIL_MS the avatar\'s words are echo, gate or not; after it, nothing is', () => {
+    expect(avatarEcho('handOver', ECHO, within, stopped(true), [REPLY])).toBe('words');
+    expect(avatarEcho('handOver', VISITOR, within, stopped(true), [REPLY])).toBeNull();
+    expect(avatarEcho('handOver', ECHO, after, stopped(false), [REPLY])).toBeNull();
+    expect(avatarEcho('handOver', ECHO, after + 60_000, { ...stopped(false), speaking: true }, [REPLY])).toBe('words');
   });
 });

@@ -42,3 +42,50 @@ export function isEchoOf(phrase: string, avatarSaid: readonly string[]): boolean
   const pairs = pairsOf(words);
   return pairs.filter((pair) => saidPairs.has(pair)).length / pairs.length >= ECHO_WORD_SHARE;
 }
+
+/**
+ * How long after the avatar stopped its echo can still reach the recognizer as a phrase:
+ * the recognizer ends a phrase after its segmentation silence (1 s in a call) plus the
+ * service's latency (docs/decisions.md D2).
+ */
+export const ECHO_TAIL_MS = 2500;
+
+/** What the call knows of the avatar's voice when it judges a phrase. */
+export interface AvatarVoice {
+  /** Speaking at the last look, and when it last was (0: never). */
+  readonly speaking: boolean;
+  readonly spokeAt: number;
+  /** Whether the echo gate has the avatar's audio to compare the microphone with. */
+  readonly gated: boolean;
+}
+
+/** Whether the avatar's echo may still be coming at `at`: it speaks, or stopped less than ECHO_TAIL_MS before. */
+export function echoMayCome(avatar: AvatarVoice, at: number): boolean {
+  return avatar.speaking || at - avatar.spokeAt < ECHO_TAIL_MS;
+}
+
+/**
+ * Why a phrase the recognizer heard with no sentence of voice detection around it is the
+ * avatar's echo, or null when it is the visitor's (docs/decisions.md D2, D4, D5). It is
+ * judged in two situations, by one rule and one window (ECHO_TAIL_MS after the avatar
+ * stopped, from `heardAt`):
+ * - `stray`: voice detection was listening and heard no sentence. With the echo gate on,
+ *   anything within the window is echo (the gate passes the visitor's voice, so detection
+ *   would have heard them); otherwise a phrase repeating the avatar's words is.
+ * - `handOver`: the detector has not joined yet and the recognizer marks the sentences
+ *   (D5); nothing heard this phrase but the recognizer, so within the window a phrase
+ *   repeating the avatar's words is echo, and outside it the avatar is not talking.
+ */
+export function avatarEcho(
+  situation: 'stray' | 'handOver',
+  phrase: string,
+  heardAt: number,
+  avatar: AvatarVoice,
+  avatarSaid: readonly string[],
+): 'gate' | 'words' | null {
+  const within = echoMayCome(avatar, heardAt);
+  const listened = situation === 'stray';
+  if (listened && avatar.gated && within) return 'gate';
+  if ((listened || within) && isEchoOf(phrase, avatarSaid)) return 'words';
+  return null;
+}

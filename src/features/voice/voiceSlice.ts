@@ -22,14 +22,27 @@ export type VoiceStatus = 'listening' | 'speaking' | 'thinking' | 'muted' | 'rec
 /** Why the microphone could not be opened (features/voice/services/pipeline.ts MicErrorKind). */
 export type MicFailure = 'denied' | 'unavailable' | 'permission' | 'failed';
 
+/**
+ * What the voice status line shows of a running call, derived from the call's state machine
+ * (sagas/callState.ts `callView`) and put by the saga whenever it changes.
+ */
+export interface CallView {
+  /** Another app has the page's audio (an iOS phone call, Siri): the call is paused until it comes back. */
+  readonly paused: boolean;
+  /** The call's microphone is muted (the machine has carried out the visitor's Mute). */
+  readonly muted: boolean;
+  /** The visitor is heard speaking: voice detection (or the recognizer standing in for it) is in a sentence. */
+  readonly hearing: boolean;
+}
+
 export interface VoiceState {
   hold: HoldPhase;
   /** Slid up past the threshold: releasing now cancels. Kept after the release for the saga to read. */
   willCancel: boolean;
   call: CallPhase;
   muted: boolean;
-  /** The VAD hears the visitor speak (call mode). */
-  hearing: boolean;
+  /** The running call as its machine last said (null: no call, or not started yet). */
+  callView: CallView | null;
   avatar: AvatarActivity;
   /** The reply the avatar state belongs to, so a late nlp_end of an older reply is ignored. */
   replyId: string | null;
@@ -37,8 +50,6 @@ export interface VoiceState {
   hypothesis: string;
   /** The microphone permission was refused: recording shows as disabled until a start succeeds. */
   micDenied: boolean;
-  /** Another app has the page's audio (an iOS phone call, Siri): the call is paused until it comes back. */
-  audioTaken: boolean;
 }
 
 export const initialVoiceState: VoiceState = {
@@ -46,12 +57,11 @@ export const initialVoiceState: VoiceState = {
   willCancel: false,
   call: 'off',
   muted: false,
-  hearing: false,
+  callView: null,
   avatar: 'idle',
   replyId: null,
   hypothesis: '',
   micDenied: false,
-  audioTaken: false,
 };
 
 /** Sliding up this far from where the press began cancels (docs/requirements.md R21). */
@@ -91,38 +101,29 @@ export const voiceSlice = createSlice({
     callStarting(state) {
       state.call = 'entering';
       state.muted = false;
+      state.callView = null;
     },
     /** The call could not start (an alert says why); the mode did not change. */
     callStartFailed(state) {
       state.call = 'off';
     },
+    /** The visitor's Mute or Unmute; the call's machine carries it out and says so in callView. */
     muteToggled(state) {
       if (state.call === 'off') return;
       state.muted = !state.muted;
-      if (state.muted) state.hearing = false;
     },
-    /** The call lost the page's audio to another app: recognition and voice detection stop. */
-    callAudioLost(state) {
+    /** The call's machine moved (sagas/conversation.ts): what the status line shows of it. */
+    callMoved(state, action: PayloadAction<CallView>) {
       if (state.call === 'off') return;
-      state.audioTaken = true;
-      state.hearing = false;
-      state.hypothesis = '';
-    },
-    /** The audio is back: the call listens again. */
-    callAudioBack(state) {
-      state.audioTaken = false;
+      // Paused, recognition stops: the words heard so far are not going anywhere.
+      if (action.payload.paused && !state.callView?.paused) state.hypothesis = '';
+      state.callView = action.payload;
     },
     micAccessGranted(state) {
       state.micDenied = false;
     },
     micAccessFailed(state, action: PayloadAction<MicFailure>) {
       state.micDenied = action.payload === 'denied';
-    },
-    vadSpeechStarted(state) {
-      state.hearing = true;
-    },
-    vadSpeechEnded(state) {
-      state.hearing = false;
     },
     /** Words not final yet, for display (and sent as asrcallback partials). */
     /**
@@ -147,8 +148,7 @@ export const voiceSlice = createSlice({
       .addCase(callLeft, (state) => {
         state.call = 'off';
         state.muted = false;
-        state.audioTaken = false;
-        state.hearing = false;
+        state.callView = null;
         state.hypothesis = '';
       })
       .addCase(sendRequested, (state, action) => {
@@ -182,7 +182,7 @@ export const voiceSlice = createSlice({
     selectWillCancel: (state) => state.willCancel,
     selectCallPhase: (state) => state.call,
     selectMuted: (state) => state.muted,
-    selectHearing: (state) => state.hearing,
+    selectHearing: (state) => state.call !== 'off' && state.callView?.hearing === true,
     selectAvatarActivity: (state) => state.avatar,
     /** The avatar has begun a reply (nlp_ready or nlp_running) that has neither ended nor been interrupted. */
     selectReplyUnderWay: (state) => state.replyId !== null,
@@ -192,8 +192,10 @@ export const voiceSlice = createSlice({
     selectMicDenied: (state) => state.micDenied,
     selectVoiceStatus: (state): VoiceStatus => {
       if (state.hold === 'recording') return 'recording';
-      if (state.call !== 'off' && state.audioTaken) return 'paused';
-      if (state.call !== 'off' && state.muted) return 'muted';
+      // A running call: what its machine says (before it runs, Start call just tapped, the Mute button).
+      const view = state.call !== 'off' ? state.callView : null;
+      if (view?.paused) return 'paused';
+      if (view ? view.muted : state.call !== 'off' && state.muted) return 'muted';
       if (state.avatar === 'speaking') return 'speaking';
       if (state.avatar === 'thinking') return 'thinking';
       return 'listening';
@@ -211,18 +213,17 @@ export const {
   callStarting,
   callStartFailed,
   muteToggled,
-  callAudioLost,
-  callAudioBack,
+  callMoved,
   micAccessGranted,
   micAccessFailed,
-  vadSpeechStarted,
-  vadSpeechEnded,
   partialRecognized,
   sentenceRecognized,
 } = voiceSlice.actions;
 
 type WithVoice = { voice?: VoiceState };
-const bound = voiceSlice.getSelectors((root: WithVoice) => root.voice ?? initialVoiceState);
+/** The whole slice (the call's machine reads the avatar's activity and reply from it). */
+export const selectVoice = (root: WithVoice): VoiceState => root.voice ?? initialVoiceState;
+const bound = voiceSlice.getSelectors(selectVoice);
 export const {
   selectHoldPhase,
   selectWillCancel,

@@ -3,7 +3,11 @@ import { Profiler } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { restoreAnimate, stubAnimate } from '../../../test/animate.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
-import { initialVoiceState, vadSpeechEnded, vadSpeechStarted } from '../voiceSlice.ts';
+import { callMoved, initialVoiceState } from '../voiceSlice.ts';
+
+/** The call's machine says the visitor is heard, or no longer. */
+const vadSpeechStarted = () => callMoved({ paused: false, muted: false, hearing: true });
+const vadSpeechEnded = () => callMoved({ paused: false, muted: false, hearing: false });
 import { BAR_LEVELS, BAR_LOOP, BAR_STEP_MS, VoiceStatus } from './VoiceStatus.tsx';
 
 

@@ -3,7 +3,7 @@ import { callLeft, callRequested, modeSwitched } from '../../input/inputSlice.ts
 import { langChosen } from '../../locale/localeSlice.ts';
 import { catalogue } from '../../notices/messages.ts';
 import { endRequested, signalingResumed } from '../../session/sessionSlice.ts';
-import { muteToggled, selectVoiceStatus } from '../voiceSlice.ts';
+import { muteToggled, selectHearing, selectVoiceStatus } from '../voiceSlice.ts';
 import { addLogSink, type LogRecord } from '../../../services/logger.ts';
 import { liveVoiceHarness, type VoiceHarness } from './testing/harness.ts';
 import { MEDIA_RECONNECT_DELAY_MS } from '../../../sagas/media.ts';
@@ -165,7 +165,7 @@ describe('call mode: sentences', () => {
     await h.flush();
     expect(h.sentOf('break')).toHaveLength(1);
     expect(h.state().chat.messages[0]).toMatchObject({ key: 'ai:r-1', status: 'interrupted' });
-    expect(h.state().voice.hearing).toBe(true);
+    expect(selectHearing(h.state())).toBe(true);
   });
 
   it('speech ending sends the final phrase that follows it as the visitor message, through asr_end and nlpmsg', async () => {
@@ -535,7 +535,7 @@ describe('call mode: before voice detection is ready', () => {
     await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1' });
     expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text: 'where is the nearest store', data: { msg_id: 'v-1', lang: 'en' } })]);
     expect(h.sentOf('break')).toHaveLength(1);
-    expect(h.state().voice.hearing).toBe(false);
+    expect(selectHearing(h.state())).toBe(false);
   });
 
   it("over the avatar's voice: words start nothing until the final phrase; one repeating the avatar is dropped as its echo, the visitor's own interrupt it and go up", async () => {

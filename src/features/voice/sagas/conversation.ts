@@ -1,9 +1,10 @@
 /**
- * The saga that runs a hands-free call's state machine (callMachine.ts): it waits for
+ * The saga that runs a hands-free call's statechart (callMachine.ts): it waits for
  * whatever comes next (voice detection, the recognizer, the visitor's controls, the
- * avatar, a deadline), hands it to the machine as an event, and carries out the effects
- * the machine returns (a recognizer opened, the detector muted, a message sent). The
- * rules themselves, with their reasons and figures, are listed in src/features/voice/README.md.
+ * avatar, a deadline), hands it to the machine as one event, puts what the status line
+ * shows of the call (callView) when it changes, and carries out the effects the machine
+ * returns (a recognizer opened, the detector muted, a message sent), each once. The rules
+ * themselves, with their reasons and figures, are listed in src/features/voice/README.md.
  */
 import type { Action } from '@reduxjs/toolkit';
 import { buffers } from 'redux-saga';
@@ -17,15 +18,15 @@ import { messageReceived, sendRequested } from '../../signaling/signalingActions
 import { signalingResumed } from '../../session/sessionSlice.ts';
 import type { PcmFeed } from '../pcmFeed.ts';
 import { nextDeadline } from '../sentences.ts';
-import { muteToggled, selectAvatarActivity, selectMuted } from '../voiceSlice.ts';
+import { callMoved, muteToggled, selectAvatarActivity, selectMuted, selectVoice, type CallView } from '../voiceSlice.ts';
 import { avatarStreamChannel } from '../../../sagas/channels/avatarStreamChannel.ts';
 import { services } from '../../../sagas/context.ts';
 import { createLogger } from '../../../services/logger.ts';
 import type { CallPipeline, VoiceService } from '../services/service.ts';
-import { next, startCall, type CallEffect, type CallEvent } from './callMachine.ts';
-import { avatarEchoes, TIMING } from './callState.ts';
+import { next, startCall, type CallEffect, type CallEnv, type CallEvent } from './callMachine.ts';
+import { callView, TIMING } from './callState.ts';
 import type { VoiceEvent, VoiceEvents } from './events.ts';
-import { act, thresholdsFor } from './outputs.ts';
+import { thresholdsFor } from './outputs.ts';
 import { createRecognizerSlot, never, settle, type RecognizerHandle, type VoiceScope } from './resources.ts';
 
 const log = createLogger('voice');
@@ -60,25 +61,27 @@ const MUTE_FAILED = { mute: 'mute failed', pause: 'pausing the call failed', res
 /** A delay until `at`, or a wait that never ends when nothing is due then. */
 const until = (at: number | null) => (at !== null ? delay(Math.max(0, at - Date.now())) : call(never));
 
-/** Runs a call (callMachine.ts) until it ends: takes its events, carries out its effects. */
+const sameView = (a: CallView | null, b: CallView) => a !== null && a.paused === b.paused && a.muted === b.muted && a.hearing === b.hearing;
+
+/** Runs a call (callMachine.ts) until it ends: takes one event per wake-up, carries out its effects. */
 export function* converse(ctx: ConversationContext) {
   const { voice, pipeline, events, feed, scope, asr } = ctx;
   const { platform, remoteMedia } = yield* services();
   const recognizers = createRecognizerSlot(voice, scope, { events, feed });
-  const env = () => ({ now: Date.now(), newId: () => platform.randomUUID() });
+  const newId = () => platform.randomUUID();
   let farEnd = ctx.farEnd;
   let pending: Promise<RecognizerHandle> | null = null;
   const started = startCall({ lang: yield* select(selectLang), avatarSpeaking: ctx.avatarSpeaking, echoGated: ctx.echoGated, received: feed.received, now: Date.now() });
   let state = started[0];
+  let view: CallView | null = null;
+  let lastEnv: CallEnv = { now: Date.now(), newId, voice: yield* select(selectVoice), avatarSaid: [] };
 
-  /** Effects that need no saga: carried out at once (an interrupt's hold runs inside act()). */
+  /** Effects that need no saga: carried out at once. */
   const runSync = (effect: CallEffect): boolean => {
     switch (effect.type) {
-      case 'openRecognizer': {
-        const { lang } = state;
-        pending = recognizers.open({ lang, key: asr.appKey, region: asr.region, segmentationSilenceMs: effect.silenceMs }, effect.replayFromMs);
+      case 'openRecognizer':
+        pending = recognizers.open({ lang: effect.lang, key: asr.appKey, region: asr.region, segmentationSilenceMs: effect.silenceMs }, effect.replayFromMs);
         return true;
-      }
       case 'closeRecognizer':
         recognizers.close();
         pending = null;
@@ -101,21 +104,19 @@ export function* converse(ctx: ConversationContext) {
         return false;
     }
   };
-  const feedSync = (event: CallEvent) => {
-    const [after, effects] = next(state, event, env());
+
+  /** However the call ends (hung up, failed, cancelled with the session): the avatar is heard again, at once. */
+  const over = () => {
+    const [after, effects] = next(state, { type: 'callOver' }, { ...lastEnv, now: Date.now() });
     state = after;
-    for (const effect of effects) if (!runSync(effect)) throw new Error(`a ${effect.type} cannot be carried out here`);
+    for (const effect of effects) if (!runSync(effect)) throw new Error(`a ${effect.type} cannot be carried out as the call ends`);
   };
-  const actions = { avatarEchoes: () => avatarEchoes(state, Date.now()), hold: () => feedSync({ type: 'hold' }) };
 
   /** Carries out `effects`; false once the call is over. */
   function* perform(effects: CallEffect[]) {
     for (const effect of effects) {
       if (runSync(effect)) continue;
       switch (effect.type) {
-        case 'act':
-          yield* act(effect.outputs, effect.lang, actions);
-          break;
         case 'put':
           yield* put(effect.action);
           break;
@@ -140,37 +141,55 @@ export function* converse(ctx: ConversationContext) {
     }
     return true;
   }
+  /** The status line follows the machine: its view of the call, put when it changes. */
+  function* show() {
+    const shown = callView(state);
+    if (sameView(view, shown)) return;
+    view = shown;
+    yield* put(callMoved(shown));
+  }
+  /** Hands one event to the machine and carries out what it returns; false once the call is over. */
   function* feedEvent(event: CallEvent) {
-    const [after, effects] = next(state, event, env());
+    lastEnv = { now: Date.now(), newId, voice: yield* select(selectVoice), avatarSaid: yield* select(selectRecentAvatarTexts) };
+    const [after, effects] = next(state, event, lastEnv);
     state = after;
+    yield* show();
     return yield* perform(effects);
   }
   /** The echo gate moves to the avatar's current stream, if a reconnect replaced it. */
-  function* followAvatarStream() {
+  function* gateMoved() {
     const stream = remoteMedia.get();
-    if (stream === farEnd) return;
+    if (stream === farEnd) return null;
     farEnd = stream;
     const gated = pipeline.setFarEnd(stream);
-    yield* feedEvent({ type: 'gateMoved', gated, speaking: (yield* select(selectAvatarActivity)) === 'speaking' });
+    return { type: 'gateMoved', gated, speaking: (yield* select(selectAvatarActivity)) === 'speaking' } as const;
   }
-  function* voiceEvent(event: VoiceEvent) {
+  /** A voice event as the machine's event (null: a recognizer's that has been replaced). */
+  function* fromVoice(event: VoiceEvent) {
     switch (event.type) {
       case 'recognizing':
       case 'recognized': {
-        if (event.recognizer !== recognizers.id) return true;
+        if (event.recognizer !== recognizers.id) return null;
         const at = event.atMs !== undefined ? { atMs: event.atMs } : {};
-        if (event.type === 'recognizing') return yield* feedEvent({ type: 'recognizing', text: event.text, ...at });
-        const avatarTexts = yield* select(selectRecentAvatarTexts);
-        return yield* feedEvent({ type: 'recognized', text: event.text, ...at, receivedMs: feed.receivedMs, avatarTexts });
+        if (event.type === 'recognizing') return { type: 'recognizing', text: event.text, ...at } as const;
+        return { type: 'recognized', text: event.text, ...at, receivedMs: feed.receivedMs } as const;
       }
       case 'recognizerFailed':
-        if (event.recognizer !== recognizers.id) return true;
-        return yield* feedEvent({ type: 'recognizerFailed', connectionLost: event.connectionLost, details: event.details });
+        if (event.recognizer !== recognizers.id) return null;
+        return { type: 'recognizerFailed', connectionLost: event.connectionLost, details: event.details } as const;
       case 'audioBack':
-        return yield* feedEvent({ type: 'audioBack', muted: yield* select(selectMuted), received: feed.received });
+        return { type: 'audioBack', muted: yield* select(selectMuted), received: feed.received } as const;
       default:
-        return yield* feedEvent(event);
+        return event;
     }
+  }
+  /** What the visitor or the avatar changed, as the machine's event. */
+  function* fromControl(control: Action): Generator<unknown, CallEvent> {
+    if (callLeft.match(control)) return { type: 'hangUp' };
+    if (muteToggled.match(control)) return { type: 'muteToggled', muted: yield* select(selectMuted), received: feed.received };
+    if (langChosen.match(control)) return { type: 'langChosen', lang: control.payload };
+    if (signalingResumed.match(control)) return { type: 'networkChanged', receivedMs: feed.receivedMs };
+    return { type: 'avatarChanged', nlpReady: isNlpReady(control) };
   }
 
   // Buffered: the loop also waits on the pipeline (mute, thresholds), and a Hang up or a
@@ -178,11 +197,14 @@ export function* converse(ctx: ConversationContext) {
   const controls = yield* actionChannel(isControl, buffers.expanding<Action>(8));
   const avatarStreams = avatarStreamChannel(remoteMedia);
   try {
+    yield* show();
     // The stream may have changed while the call was starting.
-    yield* followAvatarStream();
+    const moved = yield* gateMoved();
+    if (moved) yield* feedEvent(moved);
     yield* perform(started[1]);
     for (;;) {
-      const { control, ...wake } = yield* race({
+      // One wake-up, one event (a race has one winner).
+      const wake = yield* race({
         event: take(events.channel),
         control: take(controls),
         tick: until(nextDeadline(state.sentences, TIMING)),
@@ -190,41 +212,26 @@ export function* converse(ctx: ConversationContext) {
         restart: until(state.recognizer.restartAt),
         audioCheck: until(state.audioCheckAt),
         avatarStream: take(avatarStreams),
-        detector: state.detector.status === 'loading' ? call(() => pipeline.detecting) : call(never),
+        detector: state.regions.detector === 'loading' ? call(() => pipeline.detecting) : call(never),
       });
-      let going = true;
-      if (wake.detector !== undefined) yield* feedEvent({ type: 'detectorSettled', joined: wake.detector, receivedMs: feed.receivedMs });
-      if (wake.avatarStream) yield* followAvatarStream();
-      // The avatar's next reply is heard again.
-      if (control && isNlpReady(control)) feedSync({ type: 'release' });
-      if (control && callLeft.match(control)) {
-        yield* feedEvent({ type: 'hangUp' });
-        return;
-      }
-      if (going && wake.audioCheck) going = yield* feedEvent({ type: 'audioCheckDue', received: feed.received });
-      if (going && wake.restart) going = yield* feedEvent({ type: 'restartDue' });
-      if (going && wake.ready) {
+      let event: CallEvent | null = null;
+      if (wake.detector !== undefined) event = { type: 'detectorSettled', joined: wake.detector, receivedMs: feed.receivedMs };
+      else if (wake.avatarStream) event = yield* gateMoved();
+      else if (wake.control) event = yield* fromControl(wake.control);
+      else if (wake.audioCheck) event = { type: 'audioCheckDue', received: feed.received };
+      else if (wake.restart) event = { type: 'restartDue' };
+      else if (wake.ready) {
         pending = null;
-        const settled = wake.ready;
-        going = yield* feedEvent(
-          settled.error === undefined
-            ? { type: 'recognizerSettled', ok: true, backlog: feed.handedOver }
-            : { type: 'recognizerSettled', ok: false, error: String(settled.error) },
-        );
-      }
-      if (going && wake.tick) going = yield* feedEvent({ type: 'tick' });
-      if (going && wake.event) going = yield* voiceEvent(wake.event);
-      if (going && control && muteToggled.match(control)) going = yield* feedEvent({ type: 'muteToggled', muted: yield* select(selectMuted), received: feed.received });
-      if (going && control && langChosen.match(control)) going = yield* feedEvent({ type: 'langChosen', lang: control.payload });
-      if (going && control && signalingResumed.match(control)) going = yield* feedEvent({ type: 'networkChanged', receivedMs: feed.receivedMs });
-      if (!going) return;
-      // The outputs go, then the threshold follows the avatar.
-      yield* feedEvent({ type: 'wakeEnded' });
-      yield* feedEvent({ type: 'avatarLooked', speaking: (yield* select(selectAvatarActivity)) === 'speaking' });
+        event = wake.ready.error === undefined
+          ? { type: 'recognizerSettled', ok: true, backlog: feed.handedOver }
+          : { type: 'recognizerSettled', ok: false, error: String(wake.ready.error) };
+      } else if (wake.tick) event = { type: 'tick' };
+      else if (wake.event) event = yield* fromVoice(wake.event);
+      if (event && !(yield* feedEvent(event))) return;
     }
   } finally {
     controls.close();
     avatarStreams.close();
-    feedSync({ type: 'release' });
+    over();
   }
 }
