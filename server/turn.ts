@@ -198,9 +198,14 @@ export async function startTurnRelay(opts: TurnOptions): Promise<TurnRelay | nul
     failure = err.message;
   });
   const lines: string[] = [];
+  // coturn's output is kept for the reason of a failure; reading it must never throw out of a stream handler.
   const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line.trim());
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
+    try {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line.trim());
+      if (lines.length > 200) lines.splice(0, lines.length - 200);
+    } catch (err) {
+      log.warn('could not read the TURN relay output', { error: String(err) });
+    }
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
