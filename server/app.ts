@@ -223,6 +223,17 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
   }
 
   server.on('request', (req, res) => {
+    // A request whose handling throws is answered 500 and costs nothing else (issue 53).
+    try {
+      onRequest(req, res);
+    } catch (err) {
+      log.error('request failed', { path: (req.url ?? '/').slice(0, 200), error: String(err) });
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: -1, msg: 'internal error' }));
+    }
+  });
+
+  function onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
     logRequest(req, res, log);
     const path = (req.url ?? '/').split('?')[0];
     if (!hosts.allows(req.headers.host)) {
@@ -249,9 +260,18 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ code: -1, msg: 'internal error' }));
       });
-  });
+  }
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    try {
+      onUpgrade(req, socket, head);
+    } catch (err) {
+      log.error('WebSocket upgrade failed', { path: (req.url ?? '/').slice(0, 200), error: String(err) });
+      refuseUpgrade(socket, 500, 'Internal Server Error');
+    }
+  });
+
+  function onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = (req.url ?? '/').split('?')[0];
     if (!hosts.allows(req.headers.host)) {
       log.warn('WebSocket upgrade refused: a Host this stand-in does not serve', { path, host: String(req.headers.host).slice(0, 100) });
@@ -275,7 +295,7 @@ export async function createStandin(opts: StandinOptions): Promise<Standin> {
     }
     log.warn('WebSocket upgrade refused: unknown path', { path });
     refuseUpgrade(socket, 404, 'Not Found');
-  });
+  }
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Late headers or a late request (server/http/clients.ts) are a timeout, not a malformed request.
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';

@@ -17,14 +17,13 @@ import { homedir, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { generate } from 'selfsigned';
+import { lanMediaAddresses, networkReach, VIRTUAL_INTERFACE } from './reach.ts';
 
 export interface TlsFiles {
   key: string;
   cert: string;
 }
 
-/** Interfaces that are rarely the phone's network (containers, VMs, tunnels): listed last. */
-const VIRTUAL_INTERFACE = /^(docker|br-|veth|virbr|vboxnet|vmnet|lxc|cni|flannel|podman|tun|tap|wg|zt)/;
 const DAY_MS = 86_400_000;
 const VALID_DAYS = 365;
 /** A certificate with less than this left is made again rather than expire during a demo. */
@@ -38,15 +37,18 @@ export function lanAddresses(interfaces = networkInterfaces()): string[] {
       if (info.family === 'IPv4' && !info.internal && !info.address.startsWith('169.254.')) found.push({ name, address: info.address });
     }
   }
+  // Interfaces that are rarely the phone's network (containers, VMs, tunnels) are listed last.
   const rank = (name: string) => (VIRTUAL_INTERFACE.test(name) ? 1 : 0);
   return [...new Set(found.sort((a, b) => rank(a.name) - rank(b.name)).map((f) => f.address))];
 }
 
 /**
- * The addresses the media binds and announces as ICE host candidates, from HOST: every
- * interface's (plus loopback) when bound to all of them, otherwise HOST's own address.
+ * The addresses the media binds and announces as ICE host candidates, from HOST: every LAN
+ * interface's (plus loopback) when bound to all of them, otherwise HOST's own address. A
+ * docker, VM or VPN interface's address is not among them (server/reach.ts): a phone cannot
+ * use it, and the relay must not reach it.
  */
-export function mediaHostAddresses(host: string, lan: () => string[] = lanAddresses): string[] {
+export function mediaHostAddresses(host: string, lan: () => string[] = () => lanMediaAddresses(networkReach('0.0.0.0'))): string[] {
   if (host === '0.0.0.0' || host === '::') return [...lan(), '127.0.0.1'];
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) ? [host] : ['127.0.0.1'];
 }

@@ -24,6 +24,7 @@ import { DIALECTS, parseDialect } from './signaling/dialect.ts';
 import { parseAllowedHosts } from './http/hosts.ts';
 import { lanAddresses, lanBanner, lanCertificate, mediaHostAddresses } from './lan.ts';
 import { createLogger } from './log.ts';
+import { mediaReach } from './reach.ts';
 import { newTurnSecret, relayPeers, startTurnRelay, type TurnRelay } from './turn.ts';
 
 const log = createLogger('main');
@@ -143,7 +144,9 @@ try {
 const actualPort = (standin.server.address() as AddressInfo).port;
 // The relay /get/route names (turn:{page host}:{port}): ready before the URL is printed.
 if (wantRelay) {
-  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn'), secret: turnSecret, peers: relayPeers(host, mediaAddresses) });
+  // One rule for the relay and the media's STUN (server/reach.ts).
+  const reach = mediaReach(mediaAddresses);
+  turn = await startTurnRelay({ host, port: actualPort, log: createLogger('turn'), secret: turnSecret, peers: relayPeers(reach, mediaAddresses), deniedSubnets: reach.denied });
   relayUp = turn !== null;
 }
 const shownHost = host.includes(':') ? `[${host}]` : host;

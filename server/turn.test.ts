@@ -5,7 +5,9 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from './log.ts';
 import { probeRelay, startUdpEcho } from '../tests/support/turnProbe.ts';
-import { newTurnSecret, relayPeers, startTurnRelay, stunAnswers, turnCredential, type TurnRelay } from './turn.ts';
+import type { NetworkInterfaceInfo } from 'node:os';
+import { networkReach } from './reach.ts';
+import { newTurnSecret, relayPeers, startTurnRelay, stunAnswers, turnCredential, turnserverConfig, type TurnRelay } from './turn.ts';
 
 const quiet: Logger & { warnings: string[] } = {
   warnings: [],
@@ -97,9 +99,45 @@ describe('the TURN relay (coturn)', () => {
   });
 
   it("reaches the media's LAN addresses from a relay on every interface, never the loopback", () => {
-    expect(relayPeers('0.0.0.0', ['192.168.1.23', '10.0.0.5', '127.0.0.1'])).toEqual(['192.168.1.23', '10.0.0.5']);
-    expect(relayPeers('127.0.0.1', ['127.0.0.1'])).toEqual(['127.0.0.1']);
-    expect(relayPeers('192.168.1.23', ['192.168.1.23'])).toEqual(['192.168.1.23']);
+    const v4 = (cidr: string) => ({ address: cidr.split('/')[0], cidr, family: 'IPv4', internal: false, netmask: '' }) as NetworkInterfaceInfo;
+    const lan = { eth0: [v4('192.168.1.23/24')], eth1: [v4('10.0.0.5/8')] };
+    expect(relayPeers(networkReach('0.0.0.0', lan, () => 1), ['192.168.1.23', '10.0.0.5', '127.0.0.1'])).toEqual(['192.168.1.23', '10.0.0.5']);
+    expect(relayPeers(networkReach('127.0.0.1', lan, () => 1), ['127.0.0.1'])).toEqual(['127.0.0.1']);
+    expect(relayPeers(networkReach('192.168.1.23', lan, () => 1), ['192.168.1.23'])).toEqual(['192.168.1.23']);
+  });
+
+  it("denies every docker, VM and VPN interface's subnet of the machine, read from its interfaces, and allows only the LAN address", () => {
+    const v4 = (cidr: string) => ({ address: cidr.split('/')[0], cidr, family: 'IPv4', internal: false, netmask: '' }) as NetworkInterfaceInfo;
+    // A fake machine: Wi-Fi, docker's bridge and a compose network, libvirt's bridge, an
+    // OpenVPN tun, WireGuard, and a VPN interface with a name of its user's (a tun device).
+    const interfaces = {
+      lo: [{ ...v4('127.0.0.1/8'), internal: true }],
+      wlp2s0: [v4('192.168.1.23/24')],
+      docker0: [v4('172.17.0.1/16')],
+      'br-0c1d2e3f4a5b': [v4('172.20.0.1/16')],
+      virbr0: [v4('192.168.122.1/24')],
+      tun0: [v4('10.8.0.6/24')],
+      wg0: [v4('10.66.0.2/24')],
+      office: [v4('10.20.0.9/16')],
+    };
+    const types: Record<string, number> = { wlp2s0: 1, docker0: 1, 'br-0c1d2e3f4a5b': 1, virbr0: 1, tun0: 65534, wg0: 65534, office: 65534 };
+    const reach = networkReach('0.0.0.0', interfaces, (name) => types[name] ?? null);
+    const peers = relayPeers(reach, ['192.168.1.23', '127.0.0.1']);
+    const lines = turnserverConfig({ host: '0.0.0.0', port: 8080, secret: 's', peers, deniedSubnets: reach.denied }, '/tmp/x').split('\n');
+    expect(lines.filter((l) => l.startsWith('allowed-peer-ip='))).toEqual(['allowed-peer-ip=192.168.1.23']);
+    expect(lines.filter((l) => l.startsWith('denied-peer-ip=')).sort()).toEqual(
+      [
+        'denied-peer-ip=0.0.0.0-255.255.255.255',
+        'denied-peer-ip=::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+        'denied-peer-ip=172.17.0.0-172.17.255.255',
+        'denied-peer-ip=172.20.0.0-172.20.255.255',
+        'denied-peer-ip=192.168.122.0-192.168.122.255',
+        'denied-peer-ip=10.8.0.0-10.8.0.255',
+        'denied-peer-ip=10.66.0.0-10.66.0.255',
+        'denied-peer-ip=10.20.0.0-10.20.255.255',
+      ].sort(),
+    );
+    expect(lines).not.toContain('allow-loopback-peers');
   });
 
   it('without coturn it says so and the stand-in runs on without a relay', async () => {

@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from './log.ts';
+import { isLoopback, refusedPeer, subnetRange, type Reach, type Subnet } from './reach.ts';
 
 export const TURN_REALM = 'standin';
 const READY_TIMEOUT_MS = 5_000;
@@ -79,21 +80,21 @@ export interface TurnOptions {
   secret: string;
   /** The only addresses the relay may send to: those the media answers from (see relayPeers). */
   peers: readonly string[];
+  /** This machine's subnets the relay must not reach (server/reach.ts: docker, VM, VPN interfaces). */
+  deniedSubnets?: readonly Subnet[];
   /** The binary; default `turnserver` on PATH. */
   command?: string;
 }
 
-const isLoopback = (address: string): boolean => address.startsWith('127.') || address === '::1';
-
 /**
- * The peers a relay on `host` needs to reach the media of a stand-in whose media answers from
- * `mediaAddresses`: on loopback, loopback; on every interface or a LAN address, the LAN
- * addresses only (a phone's relayed media reaches the machine there; its loopback is not
- * for the network).
+ * The peers the relay may reach: the addresses the media answers from (`mediaAddresses`) that
+ * the media's own rule allows (server/reach.ts refusedPeer), so that relay and media share one
+ * definition: on loopback, loopback; on every interface or a LAN address, the LAN interfaces'
+ * addresses only (a phone's relayed media reaches the machine there; its loopback, docker and
+ * VPN interfaces are not for the network).
  */
-export function relayPeers(host: string, mediaAddresses: readonly string[]): string[] {
-  if (isLoopback(host)) return mediaAddresses.filter(isLoopback);
-  return mediaAddresses.filter((a) => !isLoopback(a));
+export function relayPeers(reach: Reach, mediaAddresses: readonly string[]): string[] {
+  return mediaAddresses.filter((a) => refusedPeer(reach, a) === null);
 }
 
 /** A STUN Binding request (RFC 5389): type 0x0001, no attributes, the magic cookie, a random transaction id. */
@@ -133,8 +134,8 @@ export function stunAnswers(host: string, port: number, timeoutMs: number): Prom
 }
 
 /** coturn's configuration (one option a line, as turnserver.conf), secret included. */
-export function turnserverConfig(opts: Pick<TurnOptions, 'host' | 'port' | 'secret' | 'peers'>, dir: string): string {
-  const { host, port, secret, peers } = opts;
+export function turnserverConfig(opts: Pick<TurnOptions, 'host' | 'port' | 'secret' | 'peers' | 'deniedSubnets'>, dir: string): string {
+  const { host, port, secret, peers, deniedSubnets = [] } = opts;
   const anyAddress = host === '0.0.0.0' || host === '::';
   return [
     ...(anyAddress ? [] : [`listening-ip=${host}`, `relay-ip=${host}`]),
@@ -151,9 +152,14 @@ export function turnserverConfig(opts: Pick<TurnOptions, 'host' | 'port' | 'secr
     // What a relayed connection may reach: the media's addresses, and nothing else.
     'no-tcp-relay',
     'no-multicast-peers',
-    ...(peers.some(isLoopback) ? ['allow-loopback-peers'] : []),
+    ...(peers.some((p) => isLoopback(p)) ? ['allow-loopback-peers'] : []),
     'denied-peer-ip=0.0.0.0-255.255.255.255',
     'denied-peer-ip=::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    // Each of this machine's other networks (docker, VM, VPN) denied again by its own range:
+    // the allowed peers below never include them (relayPeers), and coturn's log of a refused
+    // peer then names that range. (coturn checks allowed-peer-ip first: an allowed address
+    // passes every denial, so the allowed list is what must stay narrow.)
+    ...deniedSubnets.map((s) => `denied-peer-ip=${subnetRange(s)}`),
     ...peers.map((peer) => `allowed-peer-ip=${peer}`),
     `user-quota=${ALLOCATIONS_PER_CREDENTIAL}`,
     `total-quota=${ALLOCATIONS_IN_ALL}`,
@@ -192,9 +198,14 @@ export async function startTurnRelay(opts: TurnOptions): Promise<TurnRelay | nul
     failure = err.message;
   });
   const lines: string[] = [];
+  // coturn's output is kept for the reason of a failure; reading it must never throw out of a stream handler.
   const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line.trim());
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
+    try {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(line.trim());
+      if (lines.length > 200) lines.splice(0, lines.length - 200);
+    } catch (err) {
+      log.warn('could not read the TURN relay output', { error: String(err) });
+    }
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);

@@ -17,6 +17,7 @@ import {
 } from 'werift';
 import { recordEvent } from '../events.ts';
 import { createLogger } from '../log.ts';
+import { filterOfferCandidates, mediaReach, type Reach } from '../reach.ts';
 import { AUDIO_PAYLOAD_TYPE, H264_FMTP, VIDEO_PAYLOAD_TYPE, type VideoCodec } from './encoders.ts';
 import { WhepBusyError, WhepGoneError, WhepOfferError, checkWhepOffer } from './offer.ts';
 
@@ -124,6 +125,8 @@ export class WhepPeers extends EventEmitter {
   /** The room's media is closed: no offer being answered may add its peer any more. */
   private closed = false;
   private consentTimer: NodeJS.Timeout | null = null;
+  /** The candidates werift may send STUN to (server/reach.ts), read from the interfaces when the room starts. */
+  private readonly reach: Reach;
 
   constructor(
     private readonly roomId: string,
@@ -131,8 +134,10 @@ export class WhepPeers extends EventEmitter {
     private readonly maxPeers = 4,
     private readonly hostAddresses: readonly string[] = ['127.0.0.1'],
     private readonly consentTimeoutMs = CONSENT_TIMEOUT_MS,
+    reach?: Reach,
   ) {
     super();
+    this.reach = reach ?? mediaReach(hostAddresses);
   }
 
   /**
@@ -192,7 +197,15 @@ export class WhepPeers extends EventEmitter {
       // A viewer asking for a keyframe (a late first frame, a loss) is recorded, not obeyed: the
       // encoder cannot be told, and it sends one every second anyway (SRS passes it to the publisher).
       video.sender.onPictureLossIndication.subscribe(() => recordEvent('whep', 'in', { roomId: this.roomId, peerId: peer.id, rtcp: 'pli' }));
-      await pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
+      // Only the candidates the relay's rules allow reach werift: it would send STUN to any
+      // address an offer names (another host, this machine's loopback or VPN) and look up
+      // any .local name by multicast DNS (issue 53).
+      const offer = filterOfferCandidates(this.reach, offerSdp);
+      if (offer.dropped.length > 0) {
+        log.info('offer candidates dropped', { roomId: this.roomId, peerId: peer.id, dropped: offer.dropped });
+        recordEvent('whep', 'in', { roomId: this.roomId, peerId: peer.id, candidates: { kept: offer.kept, dropped: offer.dropped } });
+      }
+      await pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
       await pc.setLocalDescription(await pc.createAnswer());
       await waitForGathering(pc);
     } catch (err) {

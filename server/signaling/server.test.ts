@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { clearFaults, setFaults } from '../faults.ts';
 import { startTestStandin, type TestStandin } from '../http/testkit.ts';
 
 let t: TestStandin | null = null;
@@ -47,5 +48,51 @@ describe('signaling connection limits', () => {
     const own = await open(t.wsUrl, '127.0.0.1', t.base);
     expect(own.status).toBe(101);
     own.ws.terminate();
+  });
+});
+
+describe('a handler that throws', () => {
+  it('closes only the socket whose frame made it throw (1011); the server and other sockets go on', async () => {
+    t = await startTestStandin();
+    // A fault injected into the room lookup, as a bug in a handler would be.
+    const rooms = t.standin.rooms;
+    const get = rooms.get.bind(rooms);
+    rooms.get = (id: string) => {
+      if (id === 'room_boom') throw new TypeError('injected handler bug');
+      return get(id);
+    };
+    const bad = await open(t.wsUrl, '127.0.0.2');
+    const other = await open(t.wsUrl, '127.0.0.3');
+    const code = new Promise<number>((resolve) => bad.ws.once('close', (c) => resolve(c)));
+    bad.ws.send(JSON.stringify({ type: 'offer_2', room_id: 'room_boom', deviceId: 'H5boom' }));
+    expect(await code).toBe(1011);
+    const pong = new Promise<unknown>((resolve) => other.ws.once('message', (data) => resolve(JSON.parse(String(data)))));
+    other.ws.send(JSON.stringify({ type: 'ping' }));
+    expect(await pong).toMatchObject({ msg_type: 'pong' });
+    const again = await open(t.wsUrl, '127.0.0.2');
+    expect(again.status).toBe(101);
+    for (const ws of [other.ws, again.ws]) ws.terminate();
+  });
+
+  it('refuses an upgrade whose handling throws with 500, and takes the next one', async () => {
+    t = await startTestStandin();
+    const rooms = t.standin.rooms;
+    const list = rooms.list.bind(rooms);
+    let broken = true;
+    rooms.list = () => {
+      if (broken) throw new TypeError('injected handler bug');
+      return list();
+    };
+    // signaling-down makes the upgrade look at the rooms.
+    setFaults(['signaling-down']);
+    try {
+      expect((await open(t.wsUrl, '127.0.0.2')).status).toBe(500);
+    } finally {
+      clearFaults();
+      broken = false;
+    }
+    const next = await open(t.wsUrl, '127.0.0.2');
+    expect(next.status).toBe(101);
+    next.ws.terminate();
   });
 });

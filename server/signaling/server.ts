@@ -47,6 +47,7 @@ export interface SignalingLimits {
 
 export const SIGNALING_LIMITS: SignalingLimits = { perAddress: 16, total: 256, joinTimeoutMs: 10_000 };
 export const CLOSE_POLICY = 1008;
+export const CLOSE_INTERNAL_ERROR = 1011;
 
 export interface Signaling {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -151,7 +152,14 @@ export function createSignaling(opts: SignalingOptions): Signaling {
         return;
       }
       session.room?.touch();
-      session.onMessage(data, isBinary);
+      // A frame that makes a handler throw costs its own socket (1011), never the process:
+      // thrown here, it would leave through ws's socket reader as an uncaught exception.
+      try {
+        session.onMessage(data, isBinary);
+      } catch (err) {
+        log.error('signaling frame handling failed; closing that socket', { address, roomId: session.room?.id, error: err instanceof Error ? err.stack?.split('\n').slice(0, 3).join(' | ') : String(err) });
+        ws.close(CLOSE_INTERNAL_ERROR, 'internal error');
+      }
     });
     ws.on('error', (err) => log.warn('signaling connection error', { roomId: session.room?.id, error: err.message }));
     ws.on('close', (code) => {

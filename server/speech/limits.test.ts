@@ -9,7 +9,8 @@ import WebSocket from 'ws';
 import { clearEvents, listEvents } from '../events.ts';
 import { makeBinaryFrame, makeTextFrame } from './frames.ts';
 import type { Recognizer } from './recognizer.ts';
-import { ensureFixtures, fixturePcm, silence, startSpeechServer, type RunningSpeech } from './testing.ts';
+import { AUDIO_PACE } from './session.ts';
+import { ensureFixtures, fixturePcm, silence, startSpeechServer, tone, type RunningSpeech } from './testing.ts';
 import type { SpeechServiceOptions } from './index.ts';
 import { makeWav } from './wav.ts';
 
@@ -174,4 +175,85 @@ describe('the Speech SDK after an idle close', () => {
       await speech.close();
     }
   }, 20_000);
+});
+
+describe('one connection\'s audio pace and decode queue', () => {
+  let speech: RunningSpeech | undefined;
+  afterEach(async () => {
+    await speech?.close();
+    speech = undefined;
+  });
+
+  /** Noise bursts the endpointer takes for utterances: 200 ms of tone, 200 ms of silence, `n` times. */
+  const bursts = (n: number) => Buffer.concat(Array.from({ length: n }, () => [tone(200), silence(200)]).flat());
+
+  it('closes a connection sending audio past its burst faster than real time (1008), and takes the same audio at the pace', async () => {
+    speech = await startSpeechServer({ recognizer: scripted });
+    const url = `ws://127.0.0.1:${speech.port}${PATH}?language=en-US&Ocp-Apim-Subscription-Key=demo-speech-key`;
+    const flood = new WebSocket(url);
+    await new Promise((resolve) => flood.once('open', resolve));
+    const gone = closed(flood);
+    flood.send(makeTextFrame('speech.config', RID, '{}'));
+    flood.send(makeBinaryFrame('audio', RID, makeWav(Buffer.alloc(0))));
+    // 31 s of audio at once: past the 20 s burst.
+    flood.send(makeBinaryFrame('audio', RID, silence(31_000)));
+    const { code, reason } = await gone;
+    expect(code).toBe(1008);
+    expect(reason).toMatch(/faster than 3x real time/);
+    // The SDK's own way: 5 s at once, then the rest at twice real time; a 20 s burst takes it.
+    const sdkLike = new WebSocket(url);
+    await new Promise((resolve) => sdkLike.once('open', resolve));
+    const paths = oneTurn(sdkLike);
+    sdkLike.send(makeBinaryFrame('audio', 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', makeWav(silence(19_000))));
+    sdkLike.send(makeBinaryFrame('audio', 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', Buffer.alloc(0)));
+    expect(await paths).toContain('turn.end');
+    sdkLike.terminate();
+  });
+
+  it(`decodes at most ${AUDIO_PACE.maxPendingDecodes} of one connection's utterances at once; the rest are NoMatch, never decoded`, async () => {
+    let running = 0;
+    let most = 0;
+    const calls: string[] = [];
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const slow: Recognizer = {
+      busy: false,
+      ready: async () => null,
+      async decode(_pcm, mode, _signal, key) {
+        if (mode === 'partial') return { text: '', source: 'none' };
+        calls.push(key ?? '');
+        most = Math.max(most, ++running);
+        await gate;
+        running--;
+        return { text: 'where is the nearest store', source: 'grammar' };
+      },
+      close: async () => {},
+    };
+    clearEvents();
+    speech = await startSpeechServer({ recognizer: slow });
+    const ws = new WebSocket(`ws://127.0.0.1:${speech.port}${PATH}?language=en-US&segmentationSilenceTimeoutMs=100&Ocp-Apim-Subscription-Key=demo-speech-key`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const statuses: string[] = [];
+    const ended = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        const text = data.toString();
+        const path = /Path: *([^\r\n]+)/i.exec(text)?.[1];
+        if (path === 'speech.phrase') statuses.push(/"RecognitionStatus":"(\w+)"/.exec(text)?.[1] ?? '');
+        if (path === 'turn.end') resolve();
+      }),
+    );
+    ws.send(makeTextFrame('speech.config', RID, '{}'));
+    ws.send(makeBinaryFrame('audio', RID, makeWav(bursts(12))));
+    // The queue is full while the four wait: the other eight utterances are refused a place.
+    const skipped = () => listEvents().some((e) => (e.body as { path?: string }).path === 'decode.skipped');
+    await expect.poll(skipped, { timeout: 5_000 }).toBe(true);
+    expect(most).toBe(AUDIO_PACE.maxPendingDecodes);
+    letGo();
+    ws.send(makeBinaryFrame('audio', RID, Buffer.alloc(0)));
+    await ended;
+    // Phrases keep their order: the four decoded, then eight NoMatch that cost no decode.
+    expect(statuses.slice(0, 12)).toEqual([...Array(4).fill('Success'), ...Array(8).fill('NoMatch')]);
+    expect(calls).toHaveLength(AUDIO_PACE.maxPendingDecodes);
+    ws.terminate();
+  });
 });

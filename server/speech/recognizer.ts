@@ -63,8 +63,11 @@ export interface RecognizerOptions {
 export interface Recognizer {
   /** Resolves with why recognition is unavailable, or null once ready. */
   ready(): Promise<string | null>;
-  /** Partial decodes resolve with nothing at once when every slot is taken: they are optional. */
-  decode(pcm: Int16Array, mode: DecodeMode, signal: AbortSignal): Promise<DecodeResult>;
+  /**
+   * Partial decodes resolve with nothing at once when every slot is taken: they are optional.
+   * `key` (the connection) shares the slots fairly: waiting decodes get them by connection in turn.
+   */
+  decode(pcm: Int16Array, mode: DecodeMode, signal: AbortSignal, key?: string): Promise<DecodeResult>;
   /** True when every decode slot is taken: optional (partial) work should be skipped. */
   readonly busy: boolean;
   /** Kills running decodes and removes the work directory. */
@@ -153,12 +156,12 @@ export function createRecognizer(opts: RecognizerOptions): Recognizer {
     return text ? { text, source: 'lm' } : NOTHING;
   }
 
-  async function decodeSlot(pcm: Int16Array, mode: DecodeMode, signal: AbortSignal): Promise<DecodeResult> {
+  async function decodeSlot(pcm: Int16Array, mode: DecodeMode, signal: AbortSignal, key: string): Promise<DecodeResult> {
     const s = await getSetup();
     if (typeof s === 'string' || loudFrames(pcm).filter(Boolean).length < MIN_SPEECH_FRAMES) return NOTHING;
     const run = linkedAbort([signal, closing.signal], timeoutMs);
     try {
-      const release = mode === 'partial' ? slots.tryAcquire() : await slots.acquire(run.signal);
+      const release = mode === 'partial' ? slots.tryAcquire() : await slots.acquire(run.signal, key);
       if (!release) return NOTHING;
       try {
         return await decodeWith(s, pcm, mode, run.signal);
@@ -178,9 +181,9 @@ export function createRecognizer(opts: RecognizerOptions): Recognizer {
     get busy() {
       return slots.full;
     },
-    decode(pcm, mode, signal) {
+    decode(pcm, mode, signal, key = '') {
       if (closing.signal.aborted) return Promise.reject(new Error('recognizer closed'));
-      const pending = decodeSlot(pcm, mode, signal);
+      const pending = decodeSlot(pcm, mode, signal, key);
       inflight.add(pending);
       const forget = () => inflight.delete(pending);
       pending.then(forget, forget);

@@ -38,3 +38,18 @@ describe('Semaphore', () => {
     expect(sem.tryAcquire()).not.toBeNull();
   });
 });
+
+describe('Semaphore shared between keys', () => {
+  it('gives a freed slot to the keys in turn: a key with many waiters delays another by one', async () => {
+    const sem = new Semaphore(1);
+    const signal = new AbortController().signal;
+    const hold = await sem.acquire(signal, 'flood');
+    const order: string[] = [];
+    // Each holder frees its slot as soon as it has it.
+    const take = (key: string, name: string) => sem.acquire(signal, key).then((release) => (order.push(name), release()));
+    const waits = [...Array.from({ length: 5 }, (_, i) => take('flood', `flood-${i}`)), take('visitor', 'visitor')];
+    hold();
+    await Promise.all(waits);
+    expect(order).toEqual(['flood-0', 'visitor', 'flood-1', 'flood-2', 'flood-3', 'flood-4']);
+  });
+});

@@ -19,6 +19,28 @@ const log = createLogger('speech');
 /** WebSocket close codes; the SDK turns 1002 and 1007 into a canceled result with the reason. */
 export const CLOSE_PROTOCOL_ERROR = 1002;
 export const CLOSE_INVALID_DATA = 1007;
+/**
+ * Audio faster than the pace below. The SDK (ServiceRecognizerBase) does not cancel at once on
+ * 1008: it reconnects and replays its unacknowledged audio, at most maxRetryCount times, then
+ * reports a canceled result (ConnectionFailure) with the reason.
+ */
+export const CLOSE_POLICY_VIOLATION = 1008;
+
+/**
+ * What one connection may send and queue (issue 53), so that one device cannot starve the
+ * recognition of others. The SDK sends its first 5 s of a turn's audio at once
+ * (SPEECH-TransmitLengthBeforThrottleMs) and the rest, a replay after a reconnect included,
+ * at twice real time; a microphone gives it real time. Audio past the burst at more than
+ * three times real time closes the connection; an utterance past the queue is NoMatch.
+ */
+export const AUDIO_PACE = {
+  /** 16 kHz mono 16-bit, the only format taken (wav.ts). */
+  bytesPerSecond: 32_000,
+  multiple: 3,
+  burstSeconds: 20,
+  /** Final decodes of one connection waiting or running at once. */
+  maxPendingDecodes: 4,
+};
 
 export interface SessionIo {
   send(frame: string): void;
@@ -32,6 +54,11 @@ export class SpeechSession {
   private chain: Promise<void> = Promise.resolve();
   private warnedLanguage = false;
   private readonly aborter = new AbortController();
+  /** Audio bytes the connection may still send at once (a token bucket refilled at the pace). */
+  private audioAllowance = AUDIO_PACE.bytesPerSecond * AUDIO_PACE.burstSeconds;
+  private allowanceAt = performance.now();
+  private pendingDecodes = 0;
+  private skippedDecodes = 0;
 
   constructor(
     readonly connectionId: string,
@@ -82,6 +109,9 @@ export class SpeechSession {
       return;
     }
     if (!this.configured) return this.fail(CLOSE_PROTOCOL_ERROR, 'audio before speech.config');
+    if (!this.takeAllowance(frame.payload.length)) {
+      return this.fail(CLOSE_POLICY_VIOLATION, `audio faster than ${AUDIO_PACE.multiple}x real time after a ${AUDIO_PACE.burstSeconds} s burst`);
+    }
     let payload = frame.payload;
     // Only the first message of a turn carries the wave header (the SDK's sendWaveHeader).
     // Later messages are samples, even when they begin with "RIFF": the SDK's samples push
@@ -117,6 +147,39 @@ export class SpeechSession {
     }
   }
 
+  private takeAllowance(bytes: number): boolean {
+    const now = performance.now();
+    const { bytesPerSecond, multiple, burstSeconds } = AUDIO_PACE;
+    this.audioAllowance = Math.min(bytesPerSecond * burstSeconds, this.audioAllowance + ((now - this.allowanceAt) / 1000) * bytesPerSecond * multiple);
+    this.allowanceAt = now;
+    if (bytes > this.audioAllowance) return false;
+    this.audioAllowance -= bytes;
+    return true;
+  }
+
+  /** A place in this connection's decode queue, or null (recorded) when it is full. */
+  private admitDecode(): (() => void) | null {
+    if (this.pendingDecodes >= AUDIO_PACE.maxPendingDecodes) {
+      // Recorded once per run of refusals, not per utterance: a flood would fill the log.
+      if (this.skippedDecodes++ === 0) {
+        log.warn('speech connection has too many utterances waiting: more are NoMatch', { connectionId: this.connectionId, max: AUDIO_PACE.maxPendingDecodes });
+        recordEvent('speech', 'out', { path: 'decode.skipped', connectionId: this.connectionId, max: AUDIO_PACE.maxPendingDecodes });
+      }
+      return null;
+    }
+    this.pendingDecodes++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.pendingDecodes--;
+      if (this.pendingDecodes === 0 && this.skippedDecodes > 0) {
+        recordEvent('speech', 'out', { path: 'decode.skipped', connectionId: this.connectionId, skipped: this.skippedDecodes });
+        this.skippedDecodes = 0;
+      }
+    };
+  }
+
   private startTurn(requestId: string): Turn {
     if (!isEnglish(this.settings.language) && !this.warnedLanguage) {
       this.warnedLanguage = true;
@@ -130,6 +193,7 @@ export class SpeechSession {
       maxUtteranceMs: this.maxUtteranceMs,
       signal: this.aborter.signal,
       enqueue: (task) => this.enqueue(task),
+      admitDecode: () => this.admitDecode(),
       send: (rid, path, body) => this.send(rid, path, body),
     });
   }

@@ -25,6 +25,8 @@ const log = createLogger('speech');
 
 const SAMPLES_PER_MS = 16;
 const PARTIAL_EVERY_SAMPLES = 16_000; // one partial decode per second of speech at most
+/** An utterance past its connection's queue bound: answered NoMatch, never decoded. */
+const SKIPPED: DecodeResult = { text: '', source: 'none' };
 
 export interface TurnContext {
   connectionId: string;
@@ -36,6 +38,11 @@ export interface TurnContext {
   signal: AbortSignal;
   /** Runs a task on the connection's reply chain, which keeps replies in order. */
   enqueue(task: () => void | Promise<void>): void;
+  /**
+   * A place for one more final decode of this connection (its done function), or null when
+   * the connection already has as many waiting as it may: the utterance is then NoMatch.
+   */
+  admitDecode(): (() => void) | null;
   send(requestId: string, path: string, body: object): void;
 }
 
@@ -105,7 +112,8 @@ export class Turn {
     const duration = ticks(event.endSample - event.startSample);
     this.reply('speech.endDetected', speechDetected(ticks(event.endSample)));
     const started = Date.now();
-    const pending = this.recognize(event.audio);
+    const done = this.ctx.admitDecode();
+    const pending = done ? this.recognize(event.audio).finally(done) : Promise.resolve(SKIPPED);
     this.ctx.enqueue(async () => {
       const result = await pending;
       if (!result) return; // the connection went away
@@ -167,7 +175,7 @@ export class Turn {
   private async recognize(audio: Int16Array): Promise<DecodeResult | null> {
     if (!isEnglish(this.ctx.settings.language)) return { text: '', source: 'none' };
     try {
-      return await this.ctx.recognizer.decode(audio, 'final', this.ctx.signal);
+      return await this.ctx.recognizer.decode(audio, 'final', this.ctx.signal, this.ctx.connectionId);
     } catch (err) {
       if (this.ctx.signal.aborted) return null;
       log.error('decode failed', { connectionId: this.ctx.connectionId, error: err instanceof Error ? err.message : String(err) });
