@@ -11,6 +11,7 @@
 import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
+import { LANGS } from '../../lang/languages.ts';
 import { makeBinaryFrame, makeTextFrame } from '../../server/speech/frames.ts';
 import { makeWav } from '../../server/speech/wav.ts';
 import { startAbuseStandin, type AbuseStandin } from '../support/abuseStandin.ts';
@@ -47,7 +48,7 @@ function generator(seed: number) {
     switch (int(kinds)) {
       case 0: return null;
       case 1: return pick([0, -1, 1e308, -0, 2 ** 53 + 1, 3.5]);
-      case 2: return pick(['', 'en', 'zh', 'cht', 'xx', '__proto__', 'constructor', 'room_x', '💥'.repeat(int(50)), 'a'.repeat(int(5000))]);
+      case 2: return pick(['', ...LANGS, 'xx', '__proto__', 'constructor', 'room_x', '💥'.repeat(int(50)), 'a'.repeat(int(5000))]);
       case 3: return next() < 0.5;
       case 4: return bytes(int(20)).toString('latin1');
       case 5: return pick(['toString', 'hasOwnProperty', 'valueOf']);
