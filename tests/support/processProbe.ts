@@ -83,20 +83,18 @@ function socketInodes(pid: number): Set<string> {
  */
 export function udpSocketCount(pid: number): number {
   const mine = socketInodes(pid);
-  let count = 0;
-  for (const table of ['udp', 'udp6']) {
-    let text: string;
+  return socketRows(pid, 'udp').filter((columns) => mine.has(columns[9] ?? '')).length;
+}
+
+/** The rows of /proc/<pid>/net/<table> and <table>6, split into columns (a table that cannot be read has none). */
+function socketRows(pid: number, table: 'udp' | 'tcp'): string[][] {
+  return [table, `${table}6`].flatMap((name) => {
     try {
-      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+      return readFileSync(`/proc/${pid}/net/${name}`, 'utf8').split('\n').slice(1).map((line) => line.trim().split(/\s+/));
     } catch {
-      continue;
+      return [];
     }
-    for (const line of text.split('\n').slice(1)) {
-      const inode = line.trim().split(/\s+/)[9];
-      if (inode && mine.has(inode)) count++;
-    }
-  }
-  return count;
+  });
 }
 
 /**
@@ -106,19 +104,8 @@ export function udpSocketCount(pid: number): number {
  */
 export function tcpConnectionCount(pid: number, port: number): number {
   const mine = socketInodes(pid);
-  let count = 0;
-  for (const table of ['tcp', 'tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const columns = line.trim().split(/\s+/);
-      const local = columns[1]?.split(':')[1];
-      if (local && parseInt(local, 16) === port && columns[3] !== '0A' && mine.has(columns[9] ?? '')) count++;
-    }
-  }
-  return count;
+  return socketRows(pid, 'tcp').filter((columns) => {
+    const local = columns[1]?.split(':')[1];
+    return local !== undefined && parseInt(local, 16) === port && columns[3] !== '0A' && mine.has(columns[9] ?? '');
+  }).length;
 }
