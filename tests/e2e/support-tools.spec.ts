@@ -28,7 +28,7 @@ import { setFaults } from './support/standin.ts';
  */
 interface RootState {
   account: { info: { asr: { appKey: string } | null } | null };
-  session: { status: string; media: string; mediaReconnects: number };
+  session: { status: string; media: string; mediaRecovery: string; reconnects: { media: number; signaling: number } };
   stats: { sampling: boolean; current: { downKbps: number | null } | null; history: unknown[] };
 }
 
@@ -133,9 +133,15 @@ test('media-drop: the downloaded log replays exactly, and the viewer and the CLI
     .poll(async () => {
       const { session } = await appState(page);
       const stream = await videoStream();
-      return { reconnects: session.mediaReconnects, media: session.media, status: session.status, newStream: stream !== null && stream !== firstStream };
+      return {
+        reconnects: session.reconnects.media,
+        media: session.media,
+        recovery: session.mediaRecovery,
+        status: session.status,
+        newStream: stream !== null && stream !== firstStream,
+      };
     }, { timeout: LIVE_TIMEOUT_MS })
-    .toEqual({ reconnects: 1, media: 'connected', status: 'live', newStream: true });
+    .toEqual({ reconnects: 1, media: 'connected', recovery: 'idle', status: 'live', newStream: true });
 
   // The state at the moment of download: a bubbling listener on window runs after React's root
   // handler, in the same task as the dispatch that builds the file, so nothing can slip between.
@@ -167,7 +173,7 @@ test('media-drop: the downloaded log replays exactly, and the viewer and the CLI
     const expected = JSON.parse(redactor.scrubText(JSON.stringify(redactor.redact(live)))) as unknown;
     expect(replayed).toEqual(expected);
     // Spot checks against what the visitor had: a live session after one media reconnect.
-    expect(live.session).toMatchObject({ status: 'live', mediaReconnects: 1, media: 'connected' });
+    expect(live.session).toMatchObject({ status: 'live', reconnects: { media: 1, signaling: 0 }, media: 'connected' });
     expect(live.account.info?.asr?.appKey).toBeTruthy();
     expect(text).not.toContain(live.account.info?.asr?.appKey ?? '');
     // Both WHEP requests are in the log, with the answer the stand-in gave.
@@ -215,6 +221,9 @@ test('media-drop: the downloaded log replays exactly, and the viewer and the CLI
       timeout: 90_000,
     });
     expect(stdout).toMatch(/^\s+\d+:\d\d\.\d{3}\s+STATE\s+media reconnect #1\s+\[session\/mediaReconnectStarted\]$/m);
+    // And when the visitor saw the reconnect hint (docs/requirements.md R117).
+    expect(stdout).toMatch(/^\s+\d+:\d\d\.\d{3}\s+STATE\s+reconnect hint shown\s+\[session\/mediaReconnectStarted\]$/m);
+    expect(stdout).toMatch(/^\s+\d+:\d\d\.\d{3}\s+STATE\s+reconnect hint gone\s+\[session\/avatarMovedAgain\]$/m);
     expect(stdout).toContain('final session live');
   });
 });
