@@ -56,12 +56,13 @@ test('seed dialect: live, a typed question answered, the signaling and media rec
   request,
 }) => {
   test.setTimeout(150_000);
-  await setFaults(request, 'signaling-drop', 'media-drop');
   await clearEvents(request);
   await goLive(page);
   await typeQuestion(page, 'what are your opening hours');
   await expect(reply(page, 'We are open every day from ten in the morning')).toBeVisible({ timeout: REPLY_MS });
-  // Both faults fire 2 s after live: a new socket joins the room again, a new WHEP connects.
+  // Both drops once the first answer is in (the faults' own 2 s after live raced the typing,
+  // and a drop ends the reply under way): a new socket joins the room again, a new WHEP connects.
+  expect((await request.post('/__standin/strike', { data: { faults: ['signaling-drop', 'media-drop'] } })).status()).toBe(200);
   await expect.poll(async () => signalingFrames(await events(request), 'in').filter((f) => f.type === 'offer_2').length, { timeout: 30_000 }).toBe(2);
   await expect
     .poll(async () => (await events(request)).filter((e) => e.channel === 'whep' && e.body.state === 'connected').length, { timeout: 30_000 })
