@@ -13,16 +13,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { has } from '../support/impairedLink.ts';
 import { REPO_ROOT } from '../support/standin.ts';
 
-function has(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const unavailable = process.platform !== 'linux' ? 'network namespaces need Linux' : process.getuid?.() !== 0 ? 'network namespaces need root' : !has('ip') || !has('nft') ? 'ip and nft are needed (the preflight installs them)' : null;
 

@@ -84,7 +84,8 @@ function sh(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function has(cmd: string): boolean {
+/** Whether `cmd` is on the PATH. */
+export function has(cmd: string): boolean {
   try {
     execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
     return true;
