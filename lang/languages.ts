@@ -27,6 +27,14 @@ export interface LanguageSpec {
   readonly matchedFrom: { readonly language: string; readonly anyOf?: readonly string[] };
   /** Written without spaces between words: a call's phrases are joined as they are (sentences.ts). */
   readonly unspaced: boolean;
+  /**
+   * Words a question does not end on (articles, prepositions, conjunctions, particles, fillers):
+   * a call's sentence whose words stop on one waits for the visitor to go on (D8,
+   * src/features/voice/turnEnd.ts). Unspaced languages match the end of the text; spaced ones
+   * the last word, or its end where `particlesAttach` (Korean writes its particles onto the word).
+   */
+  readonly openEnds: readonly string[];
+  readonly particlesAttach: boolean;
   /** What the page says when the app's own code could not be loaded: no messages are loaded then (src/app/shell.ts). */
   readonly loadFailed: string;
 }
@@ -40,6 +48,8 @@ export const LANGUAGES = [
     recognition: 'zh-CN',
     matchedFrom: { language: 'zh' },
     unspaced: true,
+    openEnds: ['的', '在', '和', '跟', '与', '或', '或者', '是', '从', '到', '给', '把', '被', '对', '向', '往', '关于', '还有', '那个', '这个', '哪个', '一个', '因为', '所以', '但是', '如果', '就是', '然后', '请问', '那', '嗯', '呃'],
+    particlesAttach: false,
     loadFailed: '页面加载失败，请检查网络后点此刷新。',
   },
   {
@@ -50,6 +60,8 @@ export const LANGUAGES = [
     recognition: 'zh-TW',
     matchedFrom: { language: 'zh', anyOf: ['tw', 'hk', 'mo', 'hant'] },
     unspaced: true,
+    openEnds: ['的', '在', '和', '跟', '與', '或', '或者', '是', '從', '到', '給', '把', '被', '對', '向', '往', '關於', '還有', '那個', '這個', '哪個', '一個', '因為', '所以', '但是', '如果', '就是', '然後', '請問', '那', '嗯', '呃'],
+    particlesAttach: false,
     loadFailed: '頁面載入失敗，請檢查網路後點此重新整理。',
   },
   {
@@ -60,6 +72,8 @@ export const LANGUAGES = [
     recognition: 'en-US',
     matchedFrom: { language: 'en' },
     unspaced: false,
+    openEnds: ['a', 'an', 'the', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'about', 'by', 'near', 'into', 'than', 'between', 'and', 'or', 'but', 'because', 'if', 'that', 'is', 'are', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'will', 'would', 'should', 'what', 'where', 'when', 'which', 'who', 'how', 'why', 'whose', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'these', 'those', 'some', 'any', 'me', 'um', 'uh', 'er', 'erm'],
+    particlesAttach: false,
     loadFailed: 'The page could not be loaded. Check your connection and tap here to reload.',
   },
   {
@@ -70,6 +84,8 @@ export const LANGUAGES = [
     recognition: 'ja-JP',
     matchedFrom: { language: 'ja' },
     unspaced: true,
+    openEnds: ['は', 'が', 'を', 'に', 'で', 'と', 'や', 'へ', 'から', 'まで', 'より', 'って', 'けど', 'ので', 'その', 'この', 'あの', 'えっと', 'ええと'],
+    particlesAttach: false,
     loadFailed: 'ページを読み込めませんでした。接続を確認して、ここをタップして再読み込みしてください。',
   },
   {
@@ -80,6 +96,8 @@ export const LANGUAGES = [
     recognition: 'ko-KR',
     matchedFrom: { language: 'ko' },
     unspaced: false,
+    openEnds: ['은', '는', '이', '가', '을', '를', '의', '에', '에서', '와', '과', '하고', '그리고', '그런데', '근데', '그', '저', '저기', '음', '어'],
+    particlesAttach: true,
     loadFailed: '페이지를 불러오지 못했습니다. 연결을 확인하고 여기를 눌러 새로고침하세요.',
   },
 ] as const satisfies readonly LanguageSpec[];

@@ -19,6 +19,7 @@ import { LANG_MARKS, LANG_NAMES } from '../src/features/locale/components/langNa
 import { INTL_LOCALE, isLang, pickInitialLang } from '../src/features/locale/langs.ts';
 import { recognitionLocaleFor } from '../src/features/voice/locales.ts';
 import { joinPhrases } from '../src/features/voice/sentences.ts';
+import { leftOpen } from '../src/features/voice/turnEnd.ts';
 import { checkedLanguages, translationProblems } from './check-locales.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,6 +51,8 @@ async function missingPlaces(language: LanguageSpec): Promise<string[]> {
   expect('the Intl tag (INTL_LOCALE)', lookup(INTL_LOCALE) === language.intl);
   expect('the recognition locale (src/features/voice/locales.ts)', recognitionLocaleFor(code) === language.recognition);
   expect('UNSPACED_LANGS (src/features/voice/sentences.ts)', joinPhrases(['a', 'b'], code) === (language.unspaced ? 'ab' : 'a b'));
+  const openEnd = language.openEnds[0] ?? '';
+  expect('the open ends (src/features/voice/turnEnd.ts)', openEnd !== '' && leftOpen([`x${language.unspaced ? '' : ' '}${openEnd}`], code));
   expect('the shell load failure (src/app/shell.ts)', lookup(SHELL_LOAD_FAILED) === language.loadFailed);
   expect('the stand-in accountLang (server/accounts.ts)', accountLang(code, undefined) === code);
   const title = accountInfo('demo', 'http://127.0.0.1', accountLang(code, undefined))['title'];
@@ -71,6 +74,8 @@ describe('every language of lang/languages.ts', () => {
       recognition: 'xx-XX',
       matchedFrom: { language: 'xx' },
       unspaced: true,
+      openEnds: ['yy'],
+      particlesAttach: false,
       loadFailed: 'xx',
     };
     expect(await missingPlaces(sixth)).toEqual([
@@ -84,6 +89,7 @@ describe('every language of lang/languages.ts', () => {
       'the Intl tag (INTL_LOCALE)',
       'the recognition locale (src/features/voice/locales.ts)',
       'UNSPACED_LANGS (src/features/voice/sentences.ts)',
+      'the open ends (src/features/voice/turnEnd.ts)',
       'the shell load failure (src/app/shell.ts)',
       'the stand-in accountLang (server/accounts.ts)',
     ]);
