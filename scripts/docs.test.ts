@@ -138,7 +138,7 @@ describe('the document checks themselves', () => {
   });
 });
 
-/** The documents that name the tests of their rules: the specification's rules, and the decisions (the voice's D1 to D7). */
+/** The documents that name the tests of their rules: the specification's rules, and the decisions (the voice's D1 to D8). */
 const ruleDocs = { 'docs/requirements.md': requirementsDoc, 'docs/decisions.md': read('docs/decisions.md') };
 
 describe.each(Object.entries(ruleDocs))('%s', (doc, markdown) => {

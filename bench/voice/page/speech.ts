@@ -11,9 +11,8 @@ import {
   nextDeadline,
   stepSentences,
   type SentenceEvent,
-  type SentenceTiming,
 } from '../../../src/features/voice/sentences.ts';
-import { CALL_START_SILENCE_MS, EARLY_PHRASE_MS, SENTENCE_FINAL_WAIT_MS } from '../../../src/features/voice/sagas/callState.ts';
+import { CALL_START_SILENCE_MS, TIMING } from '../../../src/features/voice/sagas/callState.ts';
 import type { VadRun } from './runs.ts';
 
 export interface SpeechRun {
@@ -56,9 +55,6 @@ export async function startSpeech(host: string): Promise<SpeechProbe> {
   };
 }
 
-/** The app's sentence timing (src/features/voice/sagas/callState.ts). */
-const TIMING: SentenceTiming = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
-
 export interface SentenceSend {
   /** VAD speechEnd as seen on the main thread (performance.now() ms). */
   speechEndAt: number;
@@ -83,7 +79,7 @@ export function sentenceTimings(vad: VadRun, speech: SpeechRun): SentenceSend[] 
   const out: SentenceSend[] = [];
   let state = initialSentenceState;
   const step = (event: SentenceEvent, at: number) => {
-    const result = stepSentences(state, event, at, TIMING);
+    const result = stepSentences(state, event, at, TIMING, 'en');
     state = result.state;
     for (const o of result.outputs) {
       const endAt = 'msgId' in o ? endOf.get(o.msgId) : undefined;

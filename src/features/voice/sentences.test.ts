@@ -10,14 +10,17 @@ import {
 
 const WAIT = 1500;
 const EARLY = 2000;
-const TIMING = { waitMs: WAIT, earlyMs: EARLY };
+const RESUME = 1500;
+const TIMING = { waitMs: WAIT, earlyMs: EARLY, resumeMs: RESUME };
+/** The recognizer still connecting (D6): a sentence waits for its words far longer than the visitor may go on with it. */
+const PENDING = { ...TIMING, waitMs: 15_000 };
 
 /** Runs events (with the time each happens at) and returns every output in order. */
-function run(events: [number, SentenceEvent][]): SentenceOutput[] {
+function run(events: [number, SentenceEvent][], timing = TIMING, lang = 'en'): SentenceOutput[] {
   let state = initialSentenceState;
   const outputs: SentenceOutput[] = [];
   for (const [now, event] of events) {
-    const result = stepSentences(state, event, now, TIMING);
+    const result = stepSentences(state, event, now, timing, lang);
     state = result.state;
     outputs.push(...result.outputs);
   }
@@ -90,14 +93,14 @@ describe('call sentences', () => {
       [2500, { type: 'speechEnd' }],
     ];
     for (const [now, event] of events) {
-      const result = stepSentences(state, event, now, TIMING);
+      const result = stepSentences(state, event, now, TIMING, 'en');
       state = result.state;
       outputs.push(...result.outputs);
       if (now === 0) expect(nextDeadline(state, TIMING)).toBe(EARLY);
     }
     // Still owed a phrase of its own: it waits, then goes with the early one.
     expect(nextDeadline(state, TIMING)).toBe(2500 + WAIT);
-    const last = stepSentences(state, { type: 'tick' }, 2500 + WAIT, TIMING);
+    const last = stepSentences(state, { type: 'tick' }, 2500 + WAIT, TIMING, 'en');
     expect([...outputs, ...last.outputs].at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['where is the nearest store'] });
   });
 
@@ -110,14 +113,18 @@ describe('call sentences', () => {
   });
 
   it('the final of a waiting sentence goes to it even when the next sentence has started', () => {
-    const outputs = run([
-      [0, { type: 'speechStart', msgId: 'a' }],
-      [1000, { type: 'speechEnd' }],
-      [1500, { type: 'speechStart', msgId: 'b' }],
-      [1700, { type: 'recognized', text: 'first' }],
-      [2500, { type: 'recognized', text: 'second' }],
-      [2600, { type: 'speechEnd' }],
-    ]);
+    const next = 1000 + RESUME;
+    const outputs = run(
+      [
+        [0, { type: 'speechStart', msgId: 'a' }],
+        [1000, { type: 'speechEnd' }],
+        [next, { type: 'speechStart', msgId: 'b' }],
+        [next + 200, { type: 'recognized', text: 'first' }],
+        [next + 1000, { type: 'recognized', text: 'second' }],
+        [next + 1100, { type: 'speechEnd' }],
+      ],
+      PENDING,
+    );
     expect(outputs.filter((o) => o.type === 'complete')).toEqual([
       { type: 'complete', msgId: 'a', phrases: ['first'] },
       { type: 'complete', msgId: 'b', phrases: ['second'] },
@@ -131,12 +138,15 @@ describe('call sentences', () => {
       [1200, { type: 'flush' }],
     ]);
     expect(cut.at(-1)).toEqual({ type: 'discarded', msgId: 'a', reason: 'cut short' });
-    const pushed = run([
-      [0, { type: 'speechStart', msgId: 'a' }],
-      [1000, { type: 'speechEnd' }],
-      [1200, { type: 'speechStart', msgId: 'b' }],
-      [1400, { type: 'speechEnd' }],
-    ]);
+    const pushed = run(
+      [
+        [0, { type: 'speechStart', msgId: 'a' }],
+        [1000, { type: 'speechEnd' }],
+        [1000 + RESUME, { type: 'speechStart', msgId: 'b' }],
+        [1200 + RESUME, { type: 'speechEnd' }],
+      ],
+      PENDING,
+    );
     expect(pushed.filter((o) => o.type === 'discarded')).toEqual([{ type: 'discarded', msgId: 'a', reason: 'nothing recognized' }]);
   });
 
@@ -152,6 +162,113 @@ describe('call sentences', () => {
       { type: 'complete', msgId: 'a', phrases: ['kept'] },
       { type: 'discarded', msgId: 'b', reason: 'cut short' },
     ]);
+  });
+});
+
+describe('a turn is the whole question (D8)', () => {
+  const kinds = (outputs: SentenceOutput[]) => outputs.map((o) => o.type);
+
+  it('speech that starts again within the wait goes on with the sentence: one break, one message, no toast', () => {
+    // "where is the" … 0.5 s … "nearest store": the recognizer hears one phrase.
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1300, { type: 'speechStart', msgId: 'b' }],
+      [2500, { type: 'speechEnd' }],
+      [2800, { type: 'recognized', text: 'Where is the nearest store?' }],
+    ]);
+    expect(kinds(outputs)).toEqual(['interrupt', 'resumed', 'complete']);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['Where is the nearest store?'] });
+    expect(outputs[1]).toEqual({ type: 'resumed', msgId: 'a', pausedMs: 300 });
+  });
+
+  it('words that leave the question open wait for the rest: two phrases, one message', () => {
+    // The recognizer splits at the pause, and its first phrase comes before the visitor goes on.
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'recognized', text: 'Where is the?' }],
+      [1900, { type: 'speechStart', msgId: 'b' }],
+      [3000, { type: 'speechEnd' }],
+      [3300, { type: 'recognized', text: 'Nearest store.' }],
+    ]);
+    expect(kinds(outputs)).toEqual(['interrupt', 'resumed', 'complete']);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['Where is the?', 'Nearest store.'] });
+    expect(joinPhrases(['Where is the?', 'Nearest store.'], 'en')).toBe('Where is the nearest store.');
+  });
+
+  it("the part before the pause's phrase, come after the visitor went on, does not end the sentence", () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [2000, { type: 'speechStart', msgId: 'b' }],
+      [2200, { type: 'recognized', text: 'where is the' }],
+      [3000, { type: 'speechEnd' }],
+      [3300, { type: 'recognized', text: 'nearest store' }],
+    ]);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['where is the', 'nearest store'] });
+    expect(kinds(outputs)).toEqual(['interrupt', 'resumed', 'complete']);
+  });
+
+  it('a visitor who stopped after "where is the" is answered when the wait is over', () => {
+    let state = initialSentenceState;
+    const step = (now: number, event: SentenceEvent) => {
+      const result = stepSentences(state, event, now, TIMING, 'en');
+      state = result.state;
+      return result.outputs;
+    };
+    step(0, { type: 'speechStart', msgId: 'a' });
+    step(1000, { type: 'speechEnd' });
+    expect(step(1200, { type: 'recognized', text: 'Where is the?' })).toEqual([]);
+    expect(nextDeadline(state, TIMING)).toBe(1000 + RESUME);
+    expect(step(1000 + RESUME - 1, { type: 'tick' })).toEqual([]);
+    expect(step(1000 + RESUME, { type: 'tick' })).toEqual([{ type: 'complete', msgId: 'a', phrases: ['Where is the?'] }]);
+    // Speech after the wait is a new sentence, with its own break.
+    expect(step(4000, { type: 'speechStart', msgId: 'b' })).toEqual([{ type: 'interrupt', msgId: 'b' }]);
+  });
+
+  it('finished words go as soon as they come, as before', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'recognized', text: 'Where is the nearest store?' }],
+    ]);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['Where is the nearest store?'] });
+    const before = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [900, { type: 'recognized', text: 'what are your opening hours' }],
+      [1000, { type: 'speechEnd' }],
+    ]);
+    expect(before.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['what are your opening hours'] });
+  });
+
+  it('open words heard before the VAD end wait too; a language whose words are unspaced reads the end of the text', () => {
+    expect(kinds(run([[0, { type: 'speechStart', msgId: 'a' }], [800, { type: 'recognized', text: '最近的门店在' }], [1000, { type: 'speechEnd' }]], TIMING, 'zh'))).toEqual(['interrupt']);
+    expect(kinds(run([[0, { type: 'speechStart', msgId: 'a' }], [800, { type: 'recognized', text: '最近的门店在哪里？' }], [1000, { type: 'speechEnd' }]], TIMING, 'zh'))).toEqual(['interrupt', 'complete']);
+  });
+
+  it('a cough after the pause is not the rest: the sentence waits as before and goes with its words', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'recognized', text: 'where is the' }],
+      [1600, { type: 'speechStart', msgId: 'b' }],
+      [1900, { type: 'misfire' }],
+      [1000 + RESUME - 1, { type: 'tick' }],
+      [1000 + RESUME, { type: 'tick' }],
+    ]);
+    expect(kinds(outputs)).toEqual(['interrupt', 'resumed', 'complete']);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['where is the'] });
+  });
+
+  it('a flush sends the held words at once', () => {
+    const outputs = run([
+      [0, { type: 'speechStart', msgId: 'a' }],
+      [1000, { type: 'speechEnd' }],
+      [1200, { type: 'recognized', text: 'where is the' }],
+      [1300, { type: 'flush' }],
+    ]);
+    expect(outputs.at(-1)).toEqual({ type: 'complete', msgId: 'a', phrases: ['where is the'] });
   });
 });
 

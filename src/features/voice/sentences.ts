@@ -18,22 +18,38 @@
  * speaks, can miss) is sent, the avatar's own voice leaking past echo cancellation is
  * not (features/voice/echo.ts).
  *
+ * A turn is the visitor's whole question (D8): speech that starts again within `resumeMs` of
+ * the VAD's end, before the sentence has gone, goes on with it (no new sentence, no new
+ * break), and a sentence whose words stop on a word no question ends on (turnEnd.ts) waits
+ * those `resumeMs` for the rest before it goes.
+ *
  * Pure and synchronous: the saga feeds events and the clock, and acts on the outputs.
  */
 import { LANGUAGES } from '../../../lang/languages.ts';
+import { continued, leftOpen } from './turnEnd.ts';
 
 export interface Sentence {
   msgId: string;
   phrases: string[];
-  /** No final phrase has arrived since the VAD heard this sentence start. */
+  /** No final phrase has arrived since the VAD heard this sentence start (or go on). */
   owed: boolean;
+  /**
+   * Open again after the VAD had ended it, and still owed the final phrase of the part before
+   * the pause: the first final phrase while open is that one's (D8).
+   */
+  partBeforeOwed?: boolean;
+  /** Open again: the wait it had when the visitor went on, back if what followed was a misfire. */
+  held?: { deadline: number; resumeUntil: number; owed: boolean; phrases: number };
 }
 
 export interface SentenceState {
   /** The sentence the VAD is in now. */
   open: Sentence | null;
-  /** A sentence the VAD has ended, waiting for its final phrase until `deadline`. */
-  closing: (Sentence & { deadline: number }) | null;
+  /**
+   * A sentence the VAD has ended, waiting until `deadline` for its final phrase, or for the
+   * visitor to go on after words that left it open; speech until `resumeUntil` goes on with it.
+   */
+  closing: (Sentence & { deadline: number; resumeUntil: number }) | null;
   /** The recognizer reported words it has not finalised yet. */
   partialPending: boolean;
   /** Phrases heard with no sentence open, and when; see `earlyMs`. */
@@ -45,6 +61,8 @@ export interface SentenceTiming {
   waitMs: number;
   /** How long a phrase heard outside any sentence may still become the next sentence's first. */
   earlyMs: number;
+  /** How long after the VAD's end speech still goes on with the sentence, and words that left it open wait for it (D8). */
+  resumeMs: number;
 }
 
 export type SentenceEvent =
@@ -61,6 +79,8 @@ export type SentenceEvent =
 export type SentenceOutput =
   /** A sentence started: interrupt the avatar. */
   | { type: 'interrupt'; msgId: string }
+  /** The visitor went on after a pause: the sentence the VAD had ended is open again (D8). */
+  | { type: 'resumed'; msgId: string; pausedMs: number }
   | { type: 'partial'; msgId: string; text: string }
   | { type: 'complete'; msgId: string; phrases: string[] }
   | { type: 'discarded'; msgId: string; reason: DiscardReason }
@@ -93,7 +113,7 @@ function finish(sentence: Sentence, reason: DiscardReason = 'nothing recognized'
     : { type: 'discarded', msgId: sentence.msgId, reason };
 }
 
-export function stepSentences(state: SentenceState, event: SentenceEvent, now: number, timing: SentenceTiming): StepResult {
+export function stepSentences(state: SentenceState, event: SentenceEvent, now: number, timing: SentenceTiming, lang: string): StepResult {
   const outputs: SentenceOutput[] = [];
   let { open, closing, partialPending, early } = state;
   // Early phrases past their time are dropped whatever the event.
@@ -102,10 +122,24 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
     early.filter((p) => !fresh.includes(p)).forEach((p) => outputs.push({ type: 'stray', text: p.text }));
     early = fresh;
   }
+  /** A sentence the VAD has ended with its words in: held while they leave it open and the visitor may go on, else sent. */
+  const heldOrSent = (ended: Sentence, resumeUntil: number) => {
+    if (leftOpen(ended.phrases, lang) && now < resumeUntil) closing = { ...ended, owed: false, deadline: resumeUntil, resumeUntil };
+    else outputs.push(finish(ended));
+  };
 
   switch (event.type) {
     case 'speechStart':
       if (open) break;
+      if (closing && now < closing.resumeUntil) {
+        // The visitor goes on after a pause: the same sentence, and no new break.
+        const { deadline, resumeUntil, ...ended } = closing;
+        const held = { deadline, resumeUntil, owed: ended.owed, phrases: ended.phrases.length };
+        open = { ...ended, owed: true, partBeforeOwed: ended.owed, held };
+        closing = null;
+        outputs.push({ type: 'resumed', msgId: ended.msgId, pausedMs: now - (resumeUntil - timing.resumeMs) });
+        break;
+      }
       // Still owed: the early phrase may also be a late one of the sentence before.
       open = { msgId: event.msgId, phrases: early.map((p) => p.text), owed: true };
       early = [];
@@ -114,14 +148,22 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
     case 'speechEnd':
     case 'misfire': {
       if (!open) break;
-      const ended = open;
+      const { held, partBeforeOwed: _, ...ended } = open;
       open = null;
       // Only one sentence waits at a time: a quicker one pushes the older one out.
       if (closing) outputs.push(finish(closing));
       closing = null;
-      const waits = event.type === 'speechEnd' && (ended.owed || partialPending);
-      if (waits) closing = { ...ended, deadline: now + timing.waitMs };
-      else outputs.push(finish(ended, event.type === 'misfire' ? 'misfire' : 'nothing recognized'));
+      if (event.type === 'misfire' && held && now < held.deadline) {
+        // A cough after the pause: the sentence waits as it did before it.
+        const owed = held.owed && ended.phrases.length === held.phrases;
+        closing = { ...ended, owed, deadline: held.deadline, resumeUntil: held.resumeUntil };
+      } else if (event.type === 'misfire') {
+        outputs.push(finish(ended, 'misfire'));
+      } else if (ended.owed || partialPending) {
+        closing = { ...ended, deadline: now + timing.waitMs, resumeUntil: now + timing.resumeMs };
+      } else {
+        heldOrSent(ended, now + timing.resumeMs);
+      }
       break;
     }
     case 'recognizing': {
@@ -134,10 +176,13 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       partialPending = false;
       // The recognizer finalises in order: a waiting sentence is owed the first final.
       if (closing) {
-        outputs.push(finish({ ...closing, phrases: [...closing.phrases, event.text] }));
+        const { deadline: _, resumeUntil, ...ended } = closing;
         closing = null;
+        heldOrSent({ ...ended, phrases: [...ended.phrases, event.text] }, resumeUntil);
       } else if (open) {
-        open = { ...open, phrases: [...open.phrases, event.text], owed: false };
+        const phrases = [...open.phrases, event.text];
+        // Open again, the first final may be the part before the pause's: the rest is still owed.
+        open = open.partBeforeOwed ? { ...open, phrases, partBeforeOwed: false } : { ...open, phrases, owed: false };
       } else {
         early = [...early, { text: event.text, at: now }];
       }
@@ -175,6 +220,6 @@ const UNSPACED_LANGS: ReadonlySet<string> = new Set(LANGUAGES.filter((language) 
 
 /** One message from a sentence's phrases, in the interface language's way of writing. */
 export function joinPhrases(phrases: readonly string[], lang: string): string {
-  const parts = phrases.map((p) => p.trim()).filter((p) => p !== '');
+  const parts = continued(phrases.map((p) => p.trim()).filter((p) => p !== ''), lang);
   return parts.join(UNSPACED_LANGS.has(lang) ? '' : ' ');
 }

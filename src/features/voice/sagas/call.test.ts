@@ -23,6 +23,7 @@ import {
   RECOGNIZER_CATCH_UP_MS,
   RECOGNIZER_RESTART_DELAYS_MS,
   SENTENCE_FINAL_WAIT_MS,
+  TURN_RESUME_MS,
 } from './callState.ts';
 
 let h: VoiceHarness;
@@ -478,17 +479,43 @@ describe('call mode: sentences', () => {
       ['me:v-2', 'what are your opening hours'],
     ]);
   });
-  it("a question still being recognized when the next begins: the avatar's reply to it, begun while the visitor speaks the next, is interrupted before the next goes up", async () => {
+  it('a question with a pause inside is one message and one break, with no toast; one that stops on "the" goes when the visitor has not gone on (D8)', async () => {
     await startCall();
     const pipeline = voice().pipeline();
     pipeline.speechStart();
     pipeline.speechEnd();
+    voice().recognizer().final('Where is the?');
+    await h.advance(TURN_RESUME_MS - 500);
     pipeline.speechStart();
+    pipeline.speechEnd();
+    voice().recognizer().final('Nearest store.');
     await h.flush();
-    expect(h.sentOf('break')).toHaveLength(2);
+    expect(h.sentOf('message_text', 'asrcallback')).toEqual([expect.objectContaining({ text: 'Where is the nearest store.' })]);
+    expect(h.sentOf('break')).toHaveLength(1);
+    expect(h.noticeIds()).toEqual([]);
+
+    pipeline.speechStart();
+    pipeline.speechEnd();
+    voice().recognizer().final('What are your');
+    await h.advance(TURN_RESUME_MS - 1);
+    expect(h.sentOf('message_text', 'asrcallback')).toHaveLength(1);
+    await h.advance(1);
+    expect(h.sentOf('message_text', 'asrcallback').map((f) => f.text)).toEqual(['Where is the nearest store.', 'What are your']);
+    expect(h.noticeIds()).toEqual([]);
+  });
+
+  it("the next question begun as soon as one is sent: the avatar's reply to the first, begun while the visitor speaks the next, is interrupted before the next goes up", async () => {
+    await startCall();
+    const pipeline = voice().pipeline();
+    pipeline.speechStart();
+    pipeline.speechEnd();
     voice().recognizer().final('where is the nearest store');
     await h.server({ msg_type: 'command', command: 'asr_end', msg_id: 'v-1' });
     expect(h.sentOf('message_text', 'nlpmsg')).toEqual([expect.objectContaining({ text: 'where is the nearest store' })]);
+    // Sent, it is no longer waiting for the visitor to go on: what they say next is a new sentence.
+    pipeline.speechStart();
+    await h.flush();
+    expect(h.sentOf('break')).toHaveLength(2);
     await h.server({ msg_type: 'command', command: 'nlp_ready', msg_id: 'r-1' }, { msg_type: 'command', command: 'nlp_running', msg_id: 'r-1' });
     pipeline.speechEnd();
     voice().recognizer().final('what are your opening hours');
@@ -496,8 +523,8 @@ describe('call mode: sentences', () => {
     const order = h.sent().map((f) => (f.type === 'break' ? 'break' : `${String(f.source)} ${String(f.text)}`));
     expect(order.filter((f) => f === 'break' || f.startsWith('nlpmsg'))).toEqual([
       'break',
-      'break',
       'nlpmsg where is the nearest store',
+      'break',
       'break',
       'nlpmsg what are your opening hours',
     ]);

@@ -19,7 +19,13 @@ export const LANG_CHANGE_SILENCE_MS = 500;
 export const SENTENCE_FINAL_WAIT_MS = 1500;
 /** How long a phrase heard before its sentence started (a VAD running late) may wait for it. */
 export const EARLY_PHRASE_MS = 2000;
-export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS };
+/**
+ * How long after voice detection ended a sentence the visitor may still go on with it, and a
+ * sentence whose words left it open waits for them (D8): a pause of up to about 2 s between
+ * words, and "where is the" said alone still goes within 3 s of its last word (768 ms + this).
+ */
+export const TURN_RESUME_MS = 1500;
+export const TIMING = { waitMs: SENTENCE_FINAL_WAIT_MS, earlyMs: EARLY_PHRASE_MS, resumeMs: TURN_RESUME_MS };
 /**
  * The recognizer's backlog (docs/decisions.md, "The recognizer's backlog"): a sentence the
  * VAD ends while the recognizer is still connecting waits this long for its words, and once

@@ -59,7 +59,7 @@ export function recognizerPending(s: CallState): boolean {
 /** A sentence event; a sentence that ends while the recognizer works through its backlog waits for the catch-up. */
 export function sentence(m: Moving, event: SentenceEvent): Moving {
   const { now } = m.env;
-  const result = stepSentences(m.s.sentences, event, now, recognizerPending(m.s) ? PENDING_TIMING : TIMING);
+  const result = stepSentences(m.s.sentences, event, now, recognizerPending(m.s) ? PENDING_TIMING : TIMING, m.s.lang);
   const closing = result.state.closing;
   const catchUpUntil = m.s.recognizer.catchUpUntil;
   const sentences = closing && closing.deadline < catchUpUntil ? waitFrom(result.state, now, catchUpUntil - now) : result.state;

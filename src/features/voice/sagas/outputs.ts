@@ -65,6 +65,9 @@ export function outputEffects(m: Moving, output: SentenceOutput, lang: Lang, hol
   switch (output.type) {
     case 'interrupt':
       return interrupt(m);
+    case 'resumed':
+      // No break: the sentence's start already sent one, and nothing has been answered since.
+      return logged(m, 'info', 'the visitor went on after a pause: the same sentence', { pausedMs: Math.round(output.pausedMs) });
     case 'partial':
       return put(m, partialRecognized({ msgId: output.msgId, text: output.text, mode: 'call' }));
     case 'complete': {
