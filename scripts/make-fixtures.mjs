@@ -37,6 +37,12 @@ const QUESTIONS = [
 const COMPOSED = [
   { file: 'call-two-questions.wav', parts: [1, QUESTIONS[0].text, 2, QUESTIONS[1].text, 3] },
   { file: 'silence-3s.wav', parts: [3] },
+  // A turn (docs/decisions.md D8): one question with a pause inside, between espeak-ng's two
+  // halves (each ends on its own 0.39 s of quiet, so the silence heard is the pause + 0.39 s);
+  // the same question stopped after "where is the"; two questions 3 s apart.
+  ...[0.5, 0.9, 1.3].map((pause) => ({ file: `turn-pause-${pause}.wav`, parts: ['where is the', pause, 'nearest store'] })),
+  { file: 'turn-stop.wav', parts: ['where is the'] },
+  { file: 'turn-two-questions.wav', parts: [QUESTIONS[0].text, 3, QUESTIONS[1].text] },
 ];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
