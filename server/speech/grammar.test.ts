@@ -22,6 +22,9 @@ describe('grammar', () => {
     expect(g?.rejected).toEqual([{ question: 'where is the zorblax', missing: ['zorblax'] }]);
     expect(g?.full).toBe('#JSGF V1.0;\ngrammar question;\npublic <question> = where is the nearest store;\n');
     expect(g?.prefix).toContain('public <prefix> = where [ is [ the [ nearest [ store ] ] ] ];');
+    expect(g?.fragment).toBe(
+      '#JSGF V1.0;\ngrammar fragment;\npublic <fragment> = where | where is | where is the | where is the nearest | is the nearest store | the nearest store | nearest store | store;\n',
+    );
   });
 
   it('cuts the dictionary down to the grammar words, alternate pronunciations kept', () => {

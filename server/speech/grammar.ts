@@ -1,7 +1,10 @@
 /**
  * JSGF grammars made from the knowledge-base questions, so pocketsphinx can only answer
  * with one of them (exact words) or nothing. A second grammar accepts every prefix of a
- * question, which is what partial decoding of an utterance in progress needs. Grammar
+ * question, which is what partial decoding of an utterance in progress needs. A third
+ * accepts a question's beginnings and ends: a visitor who stops inside a question ("where
+ * is the … nearest store") is two utterances to the service, each a fragment of it, and a
+ * real service hears both word for word. Grammar
  * decodes load a dictionary cut down to the grammar's words: reading the whole 3 MB CMU
  * dictionary was most of every decode's cost.
  */
@@ -43,6 +46,8 @@ export interface GrammarSet {
   rejected: { question: string; missing: string[] }[];
   full: string;
   prefix: string;
+  /** Every proper prefix and proper suffix of a question. */
+  fragment: string;
 }
 
 function jsgf(name: string, alternatives: string[]): string {
@@ -54,6 +59,17 @@ function prefixes(words: string[]): string {
   const [head, ...rest] = words;
   if (head === undefined) return '';
   return rest.length === 0 ? head : `${head} [ ${prefixes(rest)} ]`;
+}
+
+/**
+ * "a b c" gives "a", "a b", "b c" and "c": the beginnings a visitor can stop after and the ends
+ * they can finish with. Spelled out one by one: pocketsphinx searched the nested optional form
+ * of the prefix grammar badly for a whole utterance ("what are your" came out "where").
+ */
+function fragments(words: string[]): string[] {
+  const heads = words.slice(0, -1).map((_w, i) => words.slice(0, i + 1).join(' '));
+  const tails = words.slice(1).map((_w, i) => words.slice(i + 1).join(' '));
+  return [...heads, ...tails];
 }
 
 /** Null when no question survives: then there is nothing for the grammar pass to do. */
@@ -76,6 +92,7 @@ export function buildGrammars(questions: string[], known: Set<string>): GrammarS
     rejected,
     full: jsgf('question', accepted.map((w) => w.join(' '))),
     prefix: jsgf('prefix', accepted.map(prefixes)),
+    fragment: jsgf('fragment', [...new Set(accepted.flatMap(fragments))]),
   };
 }
 

@@ -72,7 +72,7 @@ describe('pocketsphinx recognizer', () => {
   it('works in a directory of its own and leaves no utterance files behind', () => {
     const own = readdirSync(dir).filter((d) => d.startsWith(WORK_DIR_PREFIX));
     expect(own).toHaveLength(1);
-    expect(readdirSync(join(dir, own[0] ?? '')).sort()).toEqual(['full.jsgf', 'grammar.dict', 'prefix.jsgf']);
+    expect(readdirSync(join(dir, own[0] ?? '')).sort()).toEqual(['fragment.jsgf', 'full.jsgf', 'grammar.dict', 'prefix.jsgf']);
   });
 
   it('puts its files back when its directory is deleted between decodes', async () => {
@@ -110,6 +110,12 @@ describe('pocketsphinx recognizer', () => {
     } finally {
       await one.close();
     }
+  });
+
+  it('hears a question said in two goes word for word: its beginning, then its end, each from the grammar', async () => {
+    expect(await recognizer.decode(speak('where is the', dir), 'final', signal)).toEqual({ text: 'where is the', source: 'grammar' });
+    expect(await recognizer.decode(speak('nearest store', dir), 'final', signal)).toEqual({ text: 'nearest store', source: 'grammar' });
+    expect(await recognizer.decode(speak('your opening hours', dir), 'final', signal)).toEqual({ text: 'your opening hours', source: 'grammar' });
   });
 
   it('falls back to the language model when the grammar leaves speech unexplained', async () => {

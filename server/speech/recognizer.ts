@@ -3,7 +3,8 @@
  * run per utterance, each utterance decoded as a whole (pocketsphinx_continuous would split
  * it again at its own pauses and break the grammar match).
  *
- * Final pass: the knowledge-base grammar, so the questions come out word for word, with a
+ * Final pass: the knowledge-base grammar, so the questions come out word for word (then their
+ * beginnings and ends, for a question said in two goes), with a
  * dictionary of just its words (about 0.1 s a decode instead of 0.5 s with the whole CMU
  * dictionary, five times that on a loaded machine). Its result is sent as it is unless it
  * is clearly wrong: empty (no question fits the audio), or leaving loud audio to silence
@@ -83,7 +84,7 @@ interface Setup {
 const NOTHING: DecodeResult = { text: '', source: 'none' };
 /** Less loud audio than this (10 ms frames) holds no question: not worth a decode. */
 const MIN_SPEECH_FRAMES = 10;
-const FILES = { full: 'full.jsgf', prefix: 'prefix.jsgf', dict: 'grammar.dict' } as const;
+const FILES = { full: 'full.jsgf', prefix: 'prefix.jsgf', fragment: 'fragment.jsgf', dict: 'grammar.dict' } as const;
 
 export function createRecognizer(opts: RecognizerOptions): Recognizer {
   const model: ModelPaths = { ...DEFAULT_MODEL, ...opts.model };
@@ -104,7 +105,12 @@ export function createRecognizer(opts: RecognizerOptions): Recognizer {
       for (const r of grammars?.rejected ?? []) log.warn('question left out of the grammar: words not in the dictionary', r);
       const words = grammars?.questions.flat() ?? [];
       const dir = await WorkDir.create(
-        { [FILES.full]: grammars?.full ?? '', [FILES.prefix]: grammars?.prefix ?? '', [FILES.dict]: dictionarySubset(dict, words) },
+        {
+          [FILES.full]: grammars?.full ?? '',
+          [FILES.prefix]: grammars?.prefix ?? '',
+          [FILES.fragment]: grammars?.fragment ?? '',
+          [FILES.dict]: dictionarySubset(dict, words),
+        },
         opts.tmpDir,
       );
       if (closing.signal.aborted) {
@@ -144,12 +150,13 @@ export function createRecognizer(opts: RecognizerOptions): Recognizer {
       const { text } = await batch(s, pcm, [...grammarDict, '-jsgf', s.dir.file(FILES.prefix)], signal);
       return text ? { text, source: 'grammar' } : NOTHING;
     }
-    if (s.grammars) {
+    // A whole question first; then the beginning or the end of one (a visitor who paused inside it).
+    for (const grammar of s.grammars ? [FILES.full, FILES.fragment] : []) {
       // Silence removal off: hypseg frame numbers must match the audio's own 10 ms frames.
-      const { text, segments } = await batch(s, pcm, [...grammarDict, '-jsgf', s.dir.file(FILES.full), '-remove_silence', 'no'], signal);
+      const { text, segments } = await batch(s, pcm, [...grammarDict, '-jsgf', s.dir.file(grammar), '-remove_silence', 'no'], signal);
       const unexplained = text ? unexplainedSpeechFrames(pcm, segments) : 0;
       if (text && unexplained <= MAX_UNEXPLAINED_FRAMES) return { text, source: 'grammar' };
-      if (text) log.info('grammar result rejected: speech left unexplained', { text, unexplainedMs: unexplained * 10 });
+      if (text) log.info('grammar result rejected: speech left unexplained', { grammar, text, unexplainedMs: unexplained * 10 });
     }
     if (!s.lm) return NOTHING;
     const { text } = await batch(s, pcm, ['-dict', model.dict, '-lm', s.lm], signal);
