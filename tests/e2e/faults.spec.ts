@@ -21,6 +21,7 @@ import {
   type Lang,
 } from './support/app.ts';
 import { liveCounts } from './support/counters.ts';
+import { holdClock, installStartClock, runClockTo } from './support/startClock.ts';
 import { snap } from './support/screenshots.ts';
 import { installReconnectTimeline, longestStall, reconnectTimeline } from './support/reconnectTimeline.ts';
 import { installCounters } from './support/counters.ts';
@@ -71,49 +72,11 @@ async function expectWasLive(request: APIRequestContext): Promise<void> {
 const START_LIMIT_MS = 15_000;
 
 /**
- * Gives the page Playwright's clock before it loads, running as usual, and marks the tap on
- * Start chat by that clock, so that a test can later hold the page's time and run it by hand.
- */
-async function installStartClock(page: Page): Promise<void> {
-  await page.clock.install();
-  await page.addInitScript(() => {
-    document.addEventListener('click', () => ((window as unknown as { __tappedAt?: number }).__tappedAt ??= performance.now()), true);
-  });
-}
-
-/** The page's time since the tap on Start chat. */
-function sinceTap(page: Page): Promise<number> {
-  return page.evaluate(() => performance.now() - (window as unknown as { __tappedAt: number }).__tappedAt);
-}
-
-/** Runs the page's held clock to `ms` after the tap, half a second at a time, so that the requests its timers send are answered between steps. */
-async function runClockTo(page: Page, ms: number): Promise<void> {
-  for (let left = ms - (await sinceTap(page)); left > 0; left = ms - (await sinceTap(page))) {
-    await page.clock.runFor(Math.min(500, Math.ceil(left)));
-  }
-}
-
-/** Holds the page's clock, once the stand-in is known to be stalling the start: from here on no timer of the page fires by itself. */
-async function holdClock(page: Page): Promise<void> {
-  // pauseAt takes a time to come; on a loaded machine it can arrive after that time (an
-  // error, with the clock already held there): then it is asked again a little later.
-  for (let ahead = 250; ; ahead *= 2) {
-    try {
-      await page.clock.pauseAt(Date.now() + ahead);
-      break;
-    } catch (error) {
-      if (ahead >= 8_000 || !String(error).includes('Cannot fast-forward to the past')) throw error;
-    }
-  }
-  expect(await sinceTap(page), 'the stall was seen before the limit came near').toBeLessThan(START_LIMIT_MS - 1_000);
-}
-
-/**
  * The 15 s start limit ended the session silently: no alert, no toast. With the page's
- * clock held (holdClock), it runs the clock by hand rather than waiting the limit out: at
- * 14.5 s after the tap the start is still under way with nothing said, and by 15.5 s the
- * visitor is back before the session with nothing said. A limit of other than 15 s fails
- * one of the two.
+ * clock held (support/startClock.ts), it runs the clock by hand rather than waiting the
+ * limit out: at 14.5 s after the tap the start is still under way with nothing said, and
+ * by 15.5 s the visitor is back before the session with nothing said. A limit of other
+ * than 15 s fails one of the two.
  */
 async function expectSilentStartTimeout(page: Page): Promise<void> {
   await runClockTo(page, START_LIMIT_MS - 500);
@@ -211,7 +174,7 @@ test('start-live-slow: the 15 s start timeout ends the session silently', async 
   await expect(startButton(page)).toHaveCount(0);
   // The stand-in holds /start_live (20 s): the start is stalled there.
   await expect.poll(async () => httpIn(await events(request), '/start_live').length).toBe(1);
-  await holdClock(page);
+  await holdClock(page, START_LIMIT_MS);
   await expectSilentStartTimeout(page);
   const seen = await events(request);
   expect(httpIn(seen, '/start_live')).toHaveLength(1);
@@ -226,7 +189,7 @@ test('stream-never-active: the 15 s start timeout ends the session silently and 
   await expect(page.getByText(text('en', 'session.phase.stream'))).toBeVisible();
   // The stream was polled and polled again and is still not active: the start is stalled there.
   await expect.poll(async () => httpIn(await events(request), '/api/v1/streams').length).toBeGreaterThan(1);
-  await holdClock(page);
+  await holdClock(page, START_LIMIT_MS);
   await expectSilentStartTimeout(page);
   const seen = await events(request);
   expect(startedRooms(seen)).toHaveLength(1);
@@ -359,7 +322,7 @@ test('whep-no-media: with 201 and no media the photo stays, nobody is asked to t
   await openWithFault(page, request, 'whep-no-media');
   await startButton(page).click();
   await expect.poll(async () => whepOfferStatuses(await events(request)), { timeout: FAULT_REACTION_MS }).toEqual([201]);
-  await holdClock(page);
+  await holdClock(page, START_LIMIT_MS);
   // The WHEP peer connects (the browser's ICE, on its own time) and sends nothing: the start is stalled there.
   await expect
     .poll(async () => (await events(request)).some((e) => e.channel === 'whep' && e.body.state === 'connected'), { timeout: FAULT_REACTION_MS })
