@@ -37,7 +37,8 @@ import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_s
 import { isQuick, runBench } from './_report.mjs';
 import { onsetMs, sentFrames, wordAccuracy } from './_echo.mjs';
 
-const { startAudioOutput, pactl, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
+const { LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter } = await tsImport('../tests/support/avatarLoudness.ts', import.meta.url);
+const { startAudioOutput, pactl, setSinkInputGainDb, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
 const { LONG_REPLY } = await tsImport('../tests/support/longReply.ts', import.meta.url);
 
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-capture');
@@ -120,6 +121,9 @@ async function call(browser, base, server, { setting, question }) {
     const page = await context.newPage();
     await page.addInitScript(() => window.localStorage.setItem('lang', 'en'));
     await page.addInitScript(sentFrames);
+    // tsx names functions and classes with a helper the page does not have.
+    await page.addInitScript(() => (window.__name = (f) => f));
+    await page.addInitScript(recordAvatarTimeline, LOUDNESS_POLL_MS);
     if (setting === 'processing off') await page.addInitScript(processingOff);
     await page.goto(`${base}/25d/demo`);
     await page.getByRole('button', { name: 'Start chat', exact: true }).click({ timeout: 60_000 });
@@ -134,21 +138,30 @@ async function call(browser, base, server, { setting, question }) {
     const calledAt = await page.evaluate(() => Date.now());
     const said = await page.request.post(`${base}/__standin/say`, { data: { text: LONG_REPLY } });
     if (said.status() !== 200) throw new Error(`say: ${said.status()} ${await said.text()}`);
+    // Timed from when the reply began to speak, not from the request: the stand-in synthesizes
+    // it first, which on a loaded machine took long enough that the levels were read before it played.
+    let reply = null;
+    const deadline = Date.now() + 30_000;
+    while (!(reply = replyAfter((await page.evaluate(() => window.__avatarTimeline)).commands, calledAt))) {
+      if (Date.now() > deadline) throw new Error('the reply did not begin to speak within 30 s of the request');
+      await page.waitForTimeout(100);
+    }
+    const sinceSpeaking = async (ms) => page.waitForTimeout(Math.max(0, reply.speakingAt + ms - (await page.evaluate(() => Date.now()))));
     let questionAt = null;
     let echoDb = null;
     let playoutDb = null;
     if (!question) {
-      // Well into the reply (it is synthesized before it plays): the echo's level at the microphone.
-      await page.waitForTimeout(8000);
-      // The avatar's playout and the microphone over the same 5 s: the echo's level, and the
-      // coupling it actually went through (microphone minus playout).
+      // Well into the reply: the avatar's playout and the microphone over the same 5 s: the
+      // echo's level, and the coupling it actually went through (microphone minus playout).
+      await sinceSpeaking(3000);
       [echoDb, playoutDb] = await Promise.all([levelDb(server, 'micsrc', 5000), levelDb(server, `${SINK}.monitor`, 5000)]);
     } else {
-      await page.waitForTimeout(QUESTION_AT_S * 1000);
+      await sinceSpeaking(QUESTION_AT_S * 1000);
       questionAt = (await page.evaluate(() => Date.now())) + onsetMs(QUESTION_FILE);
       await paplay(server, QUESTION_FILE);
     }
-    await page.waitForTimeout(35_000 - (question ? QUESTION_AT_S * 1000 + 2500 : 13_000));
+    // The reply's 25 s and the last message's recognition.
+    await sinceSpeaking(30_000);
     const sent = await page.evaluate(() => window.__sent);
     await page.getByRole('button', { name: 'Hang up', exact: true }).click();
     const during = sent.filter((s) => s.t >= calledAt);
@@ -178,7 +191,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, ignoreDefaultArgs: ['--mute-audio'], env: { ...process.env, PULSE_SERVER: output.server } });
     try {
       for (const gainDb of LEVELS_DB) {
-        pactl(output.server, 'set-sink-input-volume', loopbackInput, `${gainDb}dB`);
+        setSinkInputGainDb(output.server, loopbackInput, gainDb);
         for (const setting of SETTINGS) {
           const quiet = await call(browser, standin.url, output.server, { setting, question: false });
           const spoken = await call(browser, standin.url, output.server, { setting, question: true });
