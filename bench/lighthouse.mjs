@@ -103,6 +103,8 @@ async function runOnce(url, browserLang, cpuSlowdownMultiplier = DEFAULT_SLOWDOW
       lcpElement: lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node?.snippet?.replaceAll(new URL(url).origin, '') ?? null,
       shifted: (lhr.audits['layout-shifts']?.details?.items ?? []).map((item) => `${item.node?.snippet ?? '?'} (${Number(item.score).toFixed(3)})`),
       belowFull: failed,
+      // What blocked: the longest main-thread tasks Lighthouse saw (simulated ms, the script they ran).
+      longTasks: (lhr.audits['long-tasks']?.details?.items ?? []).slice(0, 5).map((t) => ({ url: String(t.url ?? '').replaceAll(new URL(url).origin, ''), ms: Math.round(t.duration ?? 0), at: Math.round(t.startTime ?? 0) })),
       lighthouse: lhr.lighthouseVersion,
       benchmarkIndex: lhr.environment?.benchmarkIndex ?? null,
       cpuSlowdownMultiplier: lhr.configSettings?.throttling?.cpuSlowdownMultiplier ?? null,
