@@ -115,8 +115,8 @@ const COUPLING_TOLERANCE_DB = 3;
  */
 function echoArrived(row, rows) {
   if ((row.playoutDb === null || row.playoutDb < PLAYOUT_MIN_DB) && row.brokeInBeforeLevels) {
-    const other = rows.find((r) => r !== row && r.gainDb === row.gainDb && !r.brokeInBeforeLevels);
-    if (!other) return `every call at ${row.gainDb} dB broke in before its levels were read: the echo path's level is unknown`;
+    const other = rows.find((r) => r !== row && r.gainDb === row.gainDb && r.playoutDb !== null && r.playoutDb >= PLAYOUT_MIN_DB);
+    if (!other) return `no call at ${row.gainDb} dB played through its level reading (the app broke in): the echo path's level is unknown`;
     return echoArrived(other, rows);
   }
   if (row.playoutDb === null || row.playoutDb < PLAYOUT_MIN_DB) return `the avatar's playout read ${row.playoutDb} dBFS: it did not play`;
