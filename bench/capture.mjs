@@ -37,7 +37,8 @@ import { buildApp, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_s
 import { isQuick, runBench } from './_report.mjs';
 import { onsetMs, sentFrames, wordAccuracy } from './_echo.mjs';
 
-const { startAudioOutput, pactl, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
+const { LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter } = await tsImport('../tests/support/avatarLoudness.ts', import.meta.url);
+const { startAudioOutput, pactl, setSinkInputGainDb, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
 const { LONG_REPLY } = await tsImport('../tests/support/longReply.ts', import.meta.url);
 
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist-capture');
@@ -105,8 +106,19 @@ const PLAYOUT_MIN_DB = -50;
 /** How far the coupling measured (microphone minus playout) may be from the one set. */
 const COUPLING_TOLERANCE_DB = 3;
 
-/** true when the row's echo reached the microphone at the coupling set, else why not. */
-function echoArrived(row) {
+/**
+ * true when the row's echo reached the microphone at the coupling set, else why not. A
+ * playout silenced by the app itself is no fault of the echo path: a false barge-in before or
+ * during the level reading stops the reply (the avatar falls silent, −120 dBFS), which is the
+ * very thing counted; the path's level is then read from the other setting's call at that
+ * coupling (the same loopback).
+ */
+function echoArrived(row, rows) {
+  if ((row.playoutDb === null || row.playoutDb < PLAYOUT_MIN_DB) && row.brokeInBeforeLevels) {
+    const other = rows.find((r) => r !== row && r.gainDb === row.gainDb && r.playoutDb !== null && r.playoutDb >= PLAYOUT_MIN_DB);
+    if (!other) return `no call at ${row.gainDb} dB played through its level reading (the app broke in): the echo path's level is unknown`;
+    return echoArrived(other, rows);
+  }
   if (row.playoutDb === null || row.playoutDb < PLAYOUT_MIN_DB) return `the avatar's playout read ${row.playoutDb} dBFS: it did not play`;
   if (row.couplingMeasuredDb === null || Math.abs(row.couplingMeasuredDb - row.gainDb) > COUPLING_TOLERANCE_DB) {
     return `the echo reached the microphone at ${row.echoAtMicDb} dBFS, ${row.couplingMeasuredDb} dB from the playout where ${row.gainDb} dB was set`;
@@ -120,6 +132,9 @@ async function call(browser, base, server, { setting, question }) {
     const page = await context.newPage();
     await page.addInitScript(() => window.localStorage.setItem('lang', 'en'));
     await page.addInitScript(sentFrames);
+    // tsx names functions and classes with a helper the page does not have.
+    await page.addInitScript(() => (window.__name = (f) => f));
+    await page.addInitScript(recordAvatarTimeline, LOUDNESS_POLL_MS);
     if (setting === 'processing off') await page.addInitScript(processingOff);
     await page.goto(`${base}/25d/demo`);
     await page.getByRole('button', { name: 'Start chat', exact: true }).click({ timeout: 60_000 });
@@ -134,21 +149,37 @@ async function call(browser, base, server, { setting, question }) {
     const calledAt = await page.evaluate(() => Date.now());
     const said = await page.request.post(`${base}/__standin/say`, { data: { text: LONG_REPLY } });
     if (said.status() !== 200) throw new Error(`say: ${said.status()} ${await said.text()}`);
+    // Timed from when the reply began to speak, not from the request: the stand-in synthesizes
+    // it first, which on a loaded machine took long enough that the levels were read before it played.
+    // A reply the app broke into before it spoke (a false barge-in on the greeting's echo) never
+    // speaks: the call is then timed from the request as it used to be, and its breaks counted.
+    let reply = null;
+    const deadline = Date.now() + 45_000;
+    while (!(reply = replyAfter((await page.evaluate(() => window.__avatarTimeline)).commands, calledAt))) {
+      if (Date.now() > deadline) {
+        reply = { speakingAt: calledAt + 5000, neverSpoke: true };
+        break;
+      }
+      await page.waitForTimeout(100);
+    }
+    const sinceSpeaking = async (ms) => page.waitForTimeout(Math.max(0, reply.speakingAt + ms - (await page.evaluate(() => Date.now()))));
     let questionAt = null;
+    let levelsEnd = null;
     let echoDb = null;
     let playoutDb = null;
     if (!question) {
-      // Well into the reply (it is synthesized before it plays): the echo's level at the microphone.
-      await page.waitForTimeout(8000);
-      // The avatar's playout and the microphone over the same 5 s: the echo's level, and the
-      // coupling it actually went through (microphone minus playout).
+      // Well into the reply: the avatar's playout and the microphone over the same 5 s: the
+      // echo's level, and the coupling it actually went through (microphone minus playout).
+      await sinceSpeaking(3000);
       [echoDb, playoutDb] = await Promise.all([levelDb(server, 'micsrc', 5000), levelDb(server, `${SINK}.monitor`, 5000)]);
+      levelsEnd = await page.evaluate(() => Date.now());
     } else {
-      await page.waitForTimeout(QUESTION_AT_S * 1000);
+      await sinceSpeaking(QUESTION_AT_S * 1000);
       questionAt = (await page.evaluate(() => Date.now())) + onsetMs(QUESTION_FILE);
       await paplay(server, QUESTION_FILE);
     }
-    await page.waitForTimeout(35_000 - (question ? QUESTION_AT_S * 1000 + 2500 : 13_000));
+    // The reply's 25 s and the last message's recognition.
+    await sinceSpeaking(30_000);
     const sent = await page.evaluate(() => window.__sent);
     await page.getByRole('button', { name: 'Hang up', exact: true }).click();
     const during = sent.filter((s) => s.t >= calledAt);
@@ -156,6 +187,8 @@ async function call(browser, base, server, { setting, question }) {
       breaks: during.filter((s) => s.frame.type === 'break'),
       messages: during.filter((s) => s.frame.type === 'message_text' && s.frame.source === 'nlpmsg'),
       questionAt,
+      levelsEnd,
+      replyNeverSpoke: reply.neverSpoke === true,
       echoDb,
       playoutDb,
     };
@@ -178,7 +211,7 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, ignoreDefaultArgs: ['--mute-audio'], env: { ...process.env, PULSE_SERVER: output.server } });
     try {
       for (const gainDb of LEVELS_DB) {
-        pactl(output.server, 'set-sink-input-volume', loopbackInput, `${gainDb}dB`);
+        setSinkInputGainDb(output.server, loopbackInput, gainDb);
         for (const setting of SETTINGS) {
           const quiet = await call(browser, standin.url, output.server, { setting, question: false });
           const spoken = await call(browser, standin.url, output.server, { setting, question: true });
@@ -191,6 +224,9 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
             playoutDb: quiet.playoutDb,
             couplingMeasuredDb: quiet.echoDb === null || quiet.playoutDb === null ? null : Number((quiet.echoDb - quiet.playoutDb).toFixed(1)),
             falseBargeIns: quiet.breaks.length + quiet.messages.length,
+            // The app stopped the reply before its levels were read: its playout is then silence.
+            brokeInBeforeLevels: quiet.breaks.some((b) => quiet.levelsEnd !== null && b.t <= quiet.levelsEnd),
+            replyNeverSpoke: { quiet: quiet.replyNeverSpoke, spoken: spoken.replyNeverSpoke },
             falseTexts: quiet.messages.map((m) => m.frame.text),
             breakBeforeQuestion: spoken.breaks.filter((b) => b.t < spoken.questionAt - 200).length,
             breakLatencyMs: firstBreak ? firstBreak.t - spoken.questionAt : null,
@@ -198,10 +234,6 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
             wordAccuracy: message ? Number(wordAccuracy(QUESTION, message.frame.text).toFixed(2)) : 0,
           };
           rows.push(row);
-          // A row whose echo did not arrive as set measures nothing about echo: the run cannot
-          // measure (exit 2) rather than report it (an echo path silent at 0 dB once read −120 dBFS).
-          const arrived = echoArrived(row);
-          if (arrived !== true) report.error(`${gainDb} dB ${setting}: ${arrived}`);
           console.log(`  ${gainDb} dB ${setting}: avatar played at ${row.playoutDb} dBFS, echo at the microphone ${row.echoAtMicDb} dBFS (coupling ${row.couplingMeasuredDb} dB), false barge-ins ${row.falseBargeIns}, break after ${row.breakLatencyMs ?? '—'} ms, sent "${row.sent ?? ''}" (accuracy ${row.wordAccuracy})`);
         }
       }
@@ -213,6 +245,14 @@ await runBench('capture', { what: 'capture constraints (echo cancellation, noise
     await output.stop();
   }
 
+  // A row whose echo did not arrive as set measures nothing about echo: the run cannot
+  // measure (exit 2) rather than report it (an echo path silent at 0 dB once read −120 dBFS).
+  for (const row of rows) {
+    const arrived = echoArrived(row, rows);
+    if (arrived !== true) report.error(`${row.gainDb} dB ${row.setting}: ${arrived}`);
+    if (row.replyNeverSpoke.quiet || row.replyNeverSpoke.spoken) report.note(`${row.gainDb} dB ${row.setting}: the reply never began to speak in the ${row.replyNeverSpoke.quiet ? 'echo-only' : 'question'} call (${row.falseBargeIns} false barge-ins in the echo-only call); that call was timed from the request.`);
+    if (arrived === true && row.brokeInBeforeLevels) report.note(`${row.gainDb} dB ${row.setting}: the app broke in before the levels were read, so the avatar fell silent (playout ${row.playoutDb} dBFS); the echo path's level is the other call's at ${row.gainDb} dB.`);
+  }
   const app = rows.find((r) => r.gainDb === -10 && r.setting === 'processing on');
   report.goal('false-barge-ins', { label: 'false barge-ins over a 25 s reply at −10 dB coupling (the app)', value: app.falseBargeIns, limit: 0 });
   report.goal('word-accuracy', { label: 'word accuracy of the question spoken over the avatar, −10 dB coupling (the app)', value: app.wordAccuracy, limit: ACCURACY_GOAL, cmp: '>=', digits: 2 });

@@ -49,7 +49,7 @@ import { buildApp, buildAppAt, CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin 
 import { isQuick, runBench } from './_report.mjs';
 import { sentFrames, wordAccuracy } from './_echo.mjs';
 
-const { startAudioOutput, pactl, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
+const { startAudioOutput, pactl, setSinkInputGainDb, SINK } = await tsImport('../tests/support/audioOutput.ts', import.meta.url);
 const { judgeReply, LOUDNESS_POLL_MS, recordAvatarTimeline, replyAfter } = await tsImport('../tests/support/avatarLoudness.ts', import.meta.url);
 
 const RUNS = isQuick() ? 2 : Number(process.env.FIRST_WORDS_RUNS ?? 20);
@@ -109,7 +109,7 @@ function echoPath(server) {
   pactl(server, 'set-default-source', 'micsrc');
   const line = pactl(server, 'list', 'short', 'sink-inputs').trim().split('\n').find((l) => l.includes('module-loopback'));
   if (!line) throw new Error('the echo loopback did not start');
-  pactl(server, 'set-sink-input-volume', line.split('\t')[0], `${COUPLING_DB}dB`);
+  setSinkInputGainDb(server, line.split('\t')[0], COUPLING_DB);
 }
 
 function paplay(server, file) {

@@ -31,6 +31,15 @@ export function pactl(server: string, ...args: string[]): string {
   return result.stdout;
 }
 
+/**
+ * Sets a sink input's volume to `db` decibels, absolutely. pactl reads a volume that starts
+ * with + or − as a change from the current one, so `-10dB` after `-20dB` gives −30 dB; a
+ * linear factor (10^(dB/20)) has no sign and is always absolute.
+ */
+export function setSinkInputGainDb(server: string, input: string, db: number): void {
+  pactl(server, 'set-sink-input-volume', input, (10 ** (db / 20)).toFixed(6));
+}
+
 export async function startAudioOutput(timeoutMs = 15_000): Promise<AudioOutput> {
   const dir = mkdtempSync(join(tmpdir(), 'avatar-pulse-'));
   const socket = join(dir, 'native');
