@@ -38,8 +38,14 @@ export interface Sentence {
    * the pause: the first final phrase while open is that one's (D8).
    */
   partBeforeOwed?: boolean;
-  /** Open again: the wait it had when the visitor went on, back if what followed was a misfire. */
-  held?: { deadline: number; resumeUntil: number; owed: boolean; phrases: number };
+  /**
+   * Voice detection took the sound back as too short to be speech (a misfire): the sentence is
+   * owed nothing, but speech that starts again in time goes on with it, and a final phrase
+   * that comes in that time is its words (D8).
+   */
+  misfired?: boolean;
+  /** The visitor went on with it after a pause. */
+  resumed?: boolean;
 }
 
 export interface SentenceState {
@@ -133,10 +139,11 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       if (open) break;
       if (closing && now < closing.resumeUntil) {
         // The visitor goes on after a pause: the same sentence, and no new break.
-        const { deadline, resumeUntil, ...ended } = closing;
-        const held = { deadline, resumeUntil, owed: ended.owed, phrases: ended.phrases.length };
-        open = { ...ended, owed: true, partBeforeOwed: ended.owed, held };
+        const { deadline: _, resumeUntil, misfired, ...ended } = closing;
+        const phrases = [...ended.phrases, ...early.map((p) => p.text)];
+        open = { ...ended, phrases, owed: true, partBeforeOwed: ended.owed && !misfired, resumed: true };
         closing = null;
+        early = [];
         outputs.push({ type: 'resumed', msgId: ended.msgId, pausedMs: now - (resumeUntil - timing.resumeMs) });
         break;
       }
@@ -148,17 +155,16 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
     case 'speechEnd':
     case 'misfire': {
       if (!open) break;
-      const { held, partBeforeOwed: _, ...ended } = open;
+      const { partBeforeOwed: _, ...ended } = open;
       open = null;
       // Only one sentence waits at a time: a quicker one pushes the older one out.
-      if (closing) outputs.push(finish(closing));
+      if (closing) outputs.push(finish(closing, closing.misfired ? 'misfire' : 'nothing recognized'));
       closing = null;
-      if (event.type === 'misfire' && held && now < held.deadline) {
-        // A cough after the pause: the sentence waits as it did before it.
-        const owed = held.owed && ended.phrases.length === held.phrases;
-        closing = { ...ended, owed, deadline: held.deadline, resumeUntil: held.resumeUntil };
-      } else if (event.type === 'misfire') {
-        outputs.push(finish(ended, 'misfire'));
+      // Gone on with after a pause, a short sound may be the rest ("store"): it ends the sentence as speech does.
+      const heard = ended.phrases.length > 0 || ended.resumed === true;
+      if (event.type === 'misfire' && !heard) {
+        // Too short to be speech, and nothing else heard: nothing is owed, but the visitor may go on.
+        closing = { ...ended, owed: false, misfired: true, deadline: now + timing.resumeMs, resumeUntil: now + timing.resumeMs };
       } else if (ended.owed || partialPending) {
         closing = { ...ended, deadline: now + timing.waitMs, resumeUntil: now + timing.resumeMs };
       } else {
@@ -176,7 +182,8 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       partialPending = false;
       // The recognizer finalises in order: a waiting sentence is owed the first final.
       if (closing) {
-        const { deadline: _, resumeUntil, ...ended } = closing;
+        // A misfire's words too: a question over the avatar, its threshold raised, can be one.
+        const { deadline: _, resumeUntil, misfired: __, ...ended } = closing;
         closing = null;
         heldOrSent({ ...ended, phrases: [...ended.phrases, event.text] }, resumeUntil);
       } else if (open) {
@@ -189,12 +196,12 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       break;
     case 'tick':
       if (closing && now >= closing.deadline) {
-        outputs.push(finish(closing));
+        outputs.push(finish(closing, closing.misfired ? 'misfire' : 'nothing recognized'));
         closing = null;
       }
       break;
     case 'flush':
-      if (closing) outputs.push(finish(closing, 'cut short'));
+      if (closing) outputs.push(finish(closing, closing.misfired ? 'misfire' : 'cut short'));
       if (open) outputs.push(finish(open, 'cut short'));
       early.forEach((p) => outputs.push({ type: 'stray', text: p.text }));
       open = null;

@@ -216,7 +216,13 @@ function markByRecognizer(m: Moving, e: Of<'recognizing' | 'recognized'>): Movin
 
 const words: Act<'recognizing' | 'recognized'> = (m, e) => {
   const [marks, after] = recognizerMarks(m, e.atMs);
-  return marks ? markByRecognizer(after, e) : sentence(after, { type: e.type, text: e.text });
+  if (marks) return markByRecognizer(after, e);
+  // A misfire's words are the visitor's unless they repeat the avatar (its echo set the misfire off).
+  const { open: opened, closing } = after.s.sentences;
+  if (e.type === 'recognized' && !opened && closing?.misfired && avatarEcho('handOver', e.text, after.env.now, avatarVoice(after.s), after.env.avatarSaid) !== null) {
+    return logged(after, 'info', 'a phrase after a misfire repeats the avatar: dropped as echo', { words: wordsOf(e.text).length });
+  }
+  return sentence(after, { type: e.type, text: e.text });
 };
 
 type SentenceState = CallRegions['sentence'];
