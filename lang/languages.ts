@@ -72,7 +72,7 @@ export const LANGUAGES = [
     recognition: 'en-US',
     matchedFrom: { language: 'en' },
     unspaced: false,
-    openEnds: ['a', 'an', 'the', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'about', 'by', 'near', 'into', 'than', 'between', 'and', 'or', 'but', 'because', 'if', 'that', 'is', 'are', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'will', 'would', 'should', 'what', 'where', 'when', 'which', 'who', 'how', 'why', 'whose', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'these', 'those', 'some', 'any', 'me', 'um', 'uh', 'er', 'erm'],
+    openEnds: ['a', 'an', 'the', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'about', 'by', 'near', 'into', 'than', 'between', 'and', 'or', 'but', 'because', 'if', 'that', 'is', 'are', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'will', 'would', 'should', 'what', 'where', 'when', 'which', 'who', 'how', 'why', 'whose', 'i', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'this', 'these', 'those', 'some', 'any', 'me', 'um', 'uh', 'er', 'erm'],
     particlesAttach: false,
     loadFailed: 'The page could not be loaded. Check your connection and tap here to reload.',
   },

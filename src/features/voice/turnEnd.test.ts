@@ -9,6 +9,7 @@ describe('leftOpen: words no question ends on (D8)', () => {
     ['en', 'What are your', true],
     ['en', 'tell me about', true],
     ['en', 'um', true],
+    ['en', 'Where can I?', true],
     ['en', 'Thematic', false],
     ['zh', '最近的门店在', true],
     ['zh', '最近的门店在哪里？', false],
