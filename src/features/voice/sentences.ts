@@ -114,9 +114,10 @@ export function nextDeadline(state: SentenceState, timing: SentenceTiming): numb
 }
 
 function finish(sentence: Sentence, reason: DiscardReason = 'nothing recognized'): SentenceOutput {
+  // A misfire the visitor did not go on with is taken back, whatever ends its wait.
   return sentence.phrases.length > 0
     ? { type: 'complete', msgId: sentence.msgId, phrases: [...sentence.phrases] }
-    : { type: 'discarded', msgId: sentence.msgId, reason };
+    : { type: 'discarded', msgId: sentence.msgId, reason: sentence.misfired ? 'misfire' : reason };
 }
 
 export function stepSentences(state: SentenceState, event: SentenceEvent, now: number, timing: SentenceTiming, lang: string): StepResult {
@@ -158,7 +159,7 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       const { partBeforeOwed: _, ...ended } = open;
       open = null;
       // Only one sentence waits at a time: a quicker one pushes the older one out.
-      if (closing) outputs.push(finish(closing, closing.misfired ? 'misfire' : 'nothing recognized'));
+      if (closing) outputs.push(finish(closing));
       closing = null;
       // Gone on with after a pause, a short sound may be the rest ("store"): it ends the sentence as speech does.
       const heard = ended.phrases.length > 0 || ended.resumed === true;
@@ -196,12 +197,12 @@ export function stepSentences(state: SentenceState, event: SentenceEvent, now: n
       break;
     case 'tick':
       if (closing && now >= closing.deadline) {
-        outputs.push(finish(closing, closing.misfired ? 'misfire' : 'nothing recognized'));
+        outputs.push(finish(closing));
         closing = null;
       }
       break;
     case 'flush':
-      if (closing) outputs.push(finish(closing, closing.misfired ? 'misfire' : 'cut short'));
+      if (closing) outputs.push(finish(closing, 'cut short'));
       if (open) outputs.push(finish(open, 'cut short'));
       early.forEach((p) => outputs.push({ type: 'stray', text: p.text }));
       open = null;
