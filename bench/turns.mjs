@@ -45,7 +45,7 @@ import { formatNumber, isQuick, runBench } from './_report.mjs';
 
 const { FrameProcessor } = await tsImport('../src/features/voice/workers/vad/frameProcessor.ts', import.meta.url);
 const { SileroLegacy } = await tsImport('../src/features/voice/workers/vad/silero.ts', import.meta.url);
-const { initialSentenceState, nextDeadline, stepSentences } = await tsImport('../src/features/voice/sentences.ts', import.meta.url);
+const { replaySentences } = await tsImport('./voice/replay.ts', import.meta.url);
 const { CALL_START_SILENCE_MS, TIMING } = await tsImport('../src/features/voice/sagas/callState.ts', import.meta.url);
 
 const QUICK = isQuick();
@@ -180,27 +180,9 @@ function detector(probabilities, redemptionFrames) {
 
 /** One rule over one question: the sentence rule's outputs, each with its time. */
 function replay(rule, item) {
-  const timed = [...detector(item.probabilities, rule.redemptionFrames), ...item.recognized].sort((a, b) => a.at - b.at);
-  let state = initialSentenceState;
-  const outputs = [];
-  const step = (event, at) => {
-    const result = stepSentences(state, event, at, rule.timing, rule.lang);
-    state = result.state;
-    outputs.push(...result.outputs.map((output) => ({ at, output })));
-  };
-  const tickUntil = (limit) => {
-    for (let i = 0; i < 100; i++) {
-      const due = nextDeadline(state, rule.timing);
-      if (due === null || due > limit) return;
-      step({ type: 'tick' }, due);
-    }
-  };
-  for (const { at, event } of timed) {
-    tickUntil(at);
-    step(event, at);
-  }
-  tickUntil(Infinity);
-  step({ type: 'flush' }, Infinity);
+  // Flushed at the end: what is still held or waiting goes, as a hang-up sends it.
+  const timed = [...detector(item.probabilities, rule.redemptionFrames), ...item.recognized, { at: Infinity, event: { type: 'flush' } }];
+  const outputs = replaySentences(timed, rule.timing, rule.lang);
   // Each complete sentence is a message, and so is a phrase heard outside any sentence (the
   // app sends it as the visitor's talking over the avatar: outputs.ts strayPhrase).
   const messages = outputs.flatMap(({ at, output }) => {

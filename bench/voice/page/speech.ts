@@ -6,12 +6,7 @@
  * dispatch each message. Replaying each VAD's events gives the same figure for vad-web.
  */
 import { createRecognizer, type Recognizer } from '../../../src/features/voice/services/speechRecognizer.ts';
-import {
-  initialSentenceState,
-  nextDeadline,
-  stepSentences,
-  type SentenceEvent,
-} from '../../../src/features/voice/sentences.ts';
+import { replaySentences, type TimedEvent } from '../replay.ts';
 import { CALL_START_SILENCE_MS, TIMING } from '../../../src/features/voice/sagas/callState.ts';
 import type { VadRun } from './runs.ts';
 
@@ -65,43 +60,18 @@ export interface SentenceSend {
 
 /** Replays one VAD's segments and the recognizer's events through the app's sentence rule. */
 export function sentenceTimings(vad: VadRun, speech: SpeechRun): SentenceSend[] {
-  type Timed = { at: number; event: SentenceEvent };
-  const timed: Timed[] = [
-    ...vad.segments.flatMap((s, i): Timed[] => [
+  const timed: TimedEvent[] = [
+    ...vad.segments.flatMap((s, i): TimedEvent[] => [
       { at: s.startAt, event: { type: 'speechStart', msgId: String(i) } },
-      ...(s.endAt === null ? [] : [{ at: s.endAt, event: { type: s.misfire ? 'misfire' : 'speechEnd' } } as Timed]),
+      ...(s.endAt === null ? [] : [{ at: s.endAt, event: { type: s.misfire ? 'misfire' : 'speechEnd' } } as TimedEvent]),
     ]),
-    ...speech.partials.map((at): Timed => ({ at, event: { type: 'recognizing', text: '…' } })),
-    ...speech.finals.map(({ at, text }): Timed => ({ at, event: { type: 'recognized', text } })),
-  ].sort((a, b) => a.at - b.at);
-
-  const endOf = new Map<string, number>();
-  const out: SentenceSend[] = [];
-  let state = initialSentenceState;
-  const step = (event: SentenceEvent, at: number) => {
-    const result = stepSentences(state, event, at, TIMING, 'en');
-    state = result.state;
-    for (const o of result.outputs) {
-      const endAt = 'msgId' in o ? endOf.get(o.msgId) : undefined;
-      if (o.type === 'complete' && endAt !== undefined) out.push({ speechEndAt: endAt, sentAt: at, text: o.phrases.join(' ') });
-    }
-  };
-  // The saga's timer fires at each deadline before whatever comes next. Each tick settles
-  // what was due, so the next deadline is later; the bound only guards against a rule change.
-  const tickUntil = (limit: number) => {
-    for (let i = 0; i < 100; i++) {
-      const due = nextDeadline(state, TIMING);
-      if (due === null || due > limit) return;
-      step({ type: 'tick' }, due);
-    }
-  };
-  let open = '';
-  for (const { at, event } of timed) {
-    tickUntil(at);
-    if (event.type === 'speechStart') open = event.msgId;
-    if (event.type === 'speechEnd') endOf.set(open, at);
-    step(event, at);
-  }
-  tickUntil(Infinity);
-  return out;
+    ...speech.partials.map((at): TimedEvent => ({ at, event: { type: 'recognizing', text: '…' } })),
+    ...speech.finals.map(({ at, text }): TimedEvent => ({ at, event: { type: 'recognized', text } })),
+  ];
+  // Each segment's msgId is its index; where it ended.
+  const endOf = new Map(vad.segments.flatMap((s, i) => (s.endAt !== null && !s.misfire ? [[String(i), s.endAt] as const] : [])));
+  return replaySentences(timed, TIMING, 'en').flatMap(({ at, output }) => {
+    const endAt = output.type === 'complete' ? endOf.get(output.msgId) : undefined;
+    return output.type === 'complete' && endAt !== undefined ? [{ speechEndAt: endAt, sentAt: at, text: output.phrases.join(' ') }] : [];
+  });
 }
