@@ -35,6 +35,7 @@ import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import { buildApp, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, resultsFile, runBench } from './_report.mjs';
+import { PHONE, phoneSlowdown } from './_host.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? (isQuick() ? 1 : 3));
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
@@ -60,12 +61,8 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** Lighthouse's default CPU slowdown, and the benchmarkIndex of the host it is meant for (docs/throttling.md). */
-const DEFAULT_SLOWDOWN = 4;
-const DEFAULT_HOST_INDEX = 1750;
 /** The slowdown that makes this host the phone Lighthouse's default makes of a high-end desktop. */
-const calibratedSlowdown = (benchmarkIndex) =>
-  Number(Math.max(1, (DEFAULT_SLOWDOWN * benchmarkIndex) / DEFAULT_HOST_INDEX).toFixed(2));
+const calibratedSlowdown = (benchmarkIndex) => phoneSlowdown(PHONE.slowdown, benchmarkIndex);
 
 /** How far a run's slowdown may be from the one its own benchmarkIndex asks for (a share of it). */
 const CALIBRATION_TOLERANCE = 0.15;
@@ -73,7 +70,7 @@ const CALIBRATION_TOLERANCE = 0.15;
 const MAX_ATTEMPTS = 6;
 
 /** One Lighthouse run in a fresh headless Chromium speaking `browserLang`, with `cpuSlowdownMultiplier`. */
-async function runOnce(url, browserLang, cpuSlowdownMultiplier = DEFAULT_SLOWDOWN) {
+async function runOnce(url, browserLang, cpuSlowdownMultiplier = PHONE.slowdown) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'lh-profile-'));
   const flags = ['--headless=new', '--disable-gpu', `--lang=${browserLang}`, `--accept-lang=${browserLang}`, `--user-data-dir=${userDataDir}`];
   if (process.getuid?.() === 0) flags.push('--no-sandbox');
@@ -132,13 +129,13 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
   buildApp(OUT_DIR);
   const standin = await startStandin({ env: { STANDIN_PUBLIC_DIR: OUT_DIR } });
   const runs = {};
-  let slowdown = DEFAULT_SLOWDOWN;
+  let slowdown = PHONE.slowdown;
   try {
     // The calibration run: the host's benchmarkIndex, read by Lighthouse itself; not counted.
     const calibration = await runOnce(`${standin.url}/25d/demo`, LANGS.en);
     if (!(calibration.benchmarkIndex > 0)) throw new Error('Lighthouse reported no benchmarkIndex: the CPU throttling cannot be calibrated');
     slowdown = calibratedSlowdown(calibration.benchmarkIndex);
-    console.log(`  host benchmarkIndex ${Math.round(calibration.benchmarkIndex)}: CPU slowdown ${slowdown}× (Lighthouse's ${DEFAULT_SLOWDOWN}× is for an index of ${DEFAULT_HOST_INDEX})`);
+    console.log(`  host benchmarkIndex ${Math.round(calibration.benchmarkIndex)}: CPU slowdown ${slowdown}× (Lighthouse's ${PHONE.slowdown}× is for an index of ${PHONE.hostIndex})`);
     report.settings = {
       page: '/25d/demo',
       runs: RUNS,
@@ -192,8 +189,8 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
   const indexes = Object.values(runs).flat().map((r) => r.benchmarkIndex).filter((v) => v > 0);
   const used = [...new Set(Object.values(runs).flat().map((r) => r.cpuSlowdownMultiplier))];
   report.settings.cpuSlowdownMultiplier = used.length === 1 ? used[0] : used;
-  report.note(`Each counted run's CPU slowdown was within ${CALIBRATION_TOLERANCE * 100} % of what its own benchmarkIndex asks for (4 × index / ${DEFAULT_HOST_INDEX}); those used: ${used.map((v) => `${v}×`).join(', ')}.`);
-  report.note(`The host: benchmarkIndex ${report.settings.hostBenchmarkIndex} at calibration (${Math.round(Math.min(...indexes))} to ${Math.round(Math.max(...indexes))} over the counted runs); Lighthouse's default is ${DEFAULT_SLOWDOWN}× for an index of ${DEFAULT_HOST_INDEX}.`);
+  report.note(`Each counted run's CPU slowdown was within ${CALIBRATION_TOLERANCE * 100} % of what its own benchmarkIndex asks for (4 × index / ${PHONE.hostIndex}); those used: ${used.map((v) => `${v}×`).join(', ')}.`);
+  report.note(`The host: benchmarkIndex ${report.settings.hostBenchmarkIndex} at calibration (${Math.round(Math.min(...indexes))} to ${Math.round(Math.max(...indexes))} over the counted runs); Lighthouse's default is ${PHONE.slowdown}× for an index of ${PHONE.hostIndex}.`);
   report.table(`Medians of ${RUNS} runs, beside the goals and the previous run${previous ? ` (${previous.date.slice(0, 10)})` : ''}`, ['language', 'figure', 'median', 'goal', 'previous run'], rows);
 
   console.log(`lighthouse: /25d/demo, mobile, simulated slow 4G and ${slowdown}× CPU (host index ${report.settings.hostBenchmarkIndex}), median of ${RUNS}`);

@@ -3,7 +3,10 @@
  * worker) side by side with @ricky0123/vad-web 0.0.31's MicVAD (same model, thresholds
  * and frame settings; inference on the main thread), in one Chromium run, on the same
  * fake-microphone audio (tests/fixtures/call-two-questions.wav, looped), at each CPU
- * throttle rate (CDP Emulation.setCPUThrottlingRate, default 1× and 4×).
+ * throttle rate (CDP Emulation.setCPUThrottlingRate, default 1× and 4×). A rate above 1× is
+ * Lighthouse's: the phone its 4× makes of a desktop of benchmarkIndex 1750, so this host is
+ * slowed 4 × its own index / 1750 (bench/_host.mjs), and the worker's CPU time, which CDP
+ * cannot throttle, is multiplied by the same.
  *
  * Per rate, in a fresh page, each phase traced on its own (bench/voice/trace.mjs):
  *   idle    the page with the microphone open and no VAD: the main-thread baseline
@@ -37,6 +40,7 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
+import { hostBenchmarkIndex, PHONE, phoneSlowdown } from './_host.mjs';
 import { audioAnchor, compareSegments, eventLag, sendLatency, soloFigures } from './voice/metrics.mjs';
 import { measureApp } from './voice/app.mjs';
 import { judge } from './voice/goals.mjs';
@@ -81,7 +85,7 @@ function buildApp() {
   }
 }
 
-async function measureRate(browser, served, rate, speechHost) {
+async function measureRate(browser, served, { rate, slowdown }, speechHost) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const problems = [];
@@ -91,7 +95,7 @@ async function measureRate(browser, served, rate, speechHost) {
   });
   try {
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: slowdown });
     await page.goto(served.url);
     await page.waitForFunction(() => window.voiceBench !== undefined);
     const { sampleRate } = await page.evaluate((r) => window.voiceBench.open(r), CONTEXT_RATE);
@@ -102,7 +106,7 @@ async function measureRate(browser, served, rate, speechHost) {
       console.log(`  rate ${rate}×: ${name} alone (start-up + ${SECONDS} s)…`);
       const phase = await vadPhase(browser, page, [name], SECONDS);
       const [runRecord] = phase.runs;
-      solo[name] = soloFigures({ name, trace: phase.trace, run: runRecord, pageLongTasks: phase.pageLongTasks(name), baseline: idle.baseline, rate });
+      solo[name] = soloFigures({ name, trace: phase.trace, run: runRecord, pageLongTasks: phase.pageLongTasks(name), baseline: idle.baseline, rate: slowdown });
     }
     console.log(`  rate ${rate}×: both at once${speechHost ? ' + recognizer' : ''} (${BOTH_SECONDS} s)…`);
     const both = await vadPhase(browser, page, ['ours', 'vadweb'], BOTH_SECONDS, { trace: false, ...(speechHost && { speechHost }) });
@@ -120,6 +124,7 @@ async function measureRate(browser, served, rate, speechHost) {
     await page.evaluate(() => window.voiceBench.dispose());
     return {
       rate,
+      slowdown,
       sampleRate,
       idle: {
         mainMsPerMin: { cpu: round1(idle.baseline.cpu), wall: round1(idle.baseline.wall) },
@@ -143,10 +148,10 @@ async function measureRate(browser, served, rate, speechHost) {
 const round1 = (v) => Number(v.toFixed(1));
 
 /** The real app's end of speech → send at `rate`; a failed call is a figure the run could not measure. */
-async function appFigures(browser, report, origin, rate) {
+async function appFigures(browser, report, origin, { rate, slowdown }) {
   console.log(`  rate ${rate}×: the app, a hands-free call (${APP_SECONDS} s)…`);
   try {
-    return await measureApp(browser, { origin, rate, seconds: APP_SECONDS, root: new URL('..', import.meta.url) });
+    return await measureApp(browser, { origin, rate: slowdown, seconds: APP_SECONDS, root: new URL('..', import.meta.url) });
   } catch (err) {
     const reason = err.message.split('\n')[0];
     report.error(`${rate}×: the app's call failed: ${reason}`);
@@ -192,11 +197,16 @@ await runBench('voice-pipeline', { what: 'our worklet → worker VAD vs @ricky01
     if (standin) served.proxyUpgradesTo(standin.url);
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${FIXTURE}`] });
     cleanup.unshift(() => browser.close());
+    // "4×" is the phone Lighthouse's 4× makes of a high-end desktop, on any host (bench/_host.mjs).
+    const host = await hostBenchmarkIndex(browser);
+    report.settings.hostBenchmarkIndex = host.index;
+    console.log(`host benchmarkIndex ${host.index} (readings ${host.readings.join(', ')}); Lighthouse's ${PHONE.slowdown}× is for ${PHONE.hostIndex}`);
     for (const rate of RATES) {
-      console.log(`voice pipeline vs vad-web at CPU throttle ${rate}×`);
-      const result = await measureRate(browser, served, rate, standin ? new URL(served.url).origin.replace(/^http/, 'ws') : undefined);
+      const slowdown = phoneSlowdown(rate, host.index);
+      console.log(`voice pipeline vs vad-web at ${rate}× (this host slowed ${slowdown}×)`);
+      const result = await measureRate(browser, served, { rate, slowdown }, standin ? new URL(served.url).origin.replace(/^http/, 'ws') : undefined);
       if (!WITH_APP) result.app = null;
-      else if (appDir && standin) result.app = await appFigures(browser, report, standin.url, rate);
+      else if (appDir && standin) result.app = await appFigures(browser, report, standin.url, { rate, slowdown });
       else result.app = { error: appDir ? 'no stand-in' : 'the app did not build' };
       rates.push(result);
     }

@@ -96,11 +96,14 @@ export function judge(report, rates) {
 
     if (ours.perFrame.scaledFromUnthrottled) {
       report.note(
-        `${at}: our worker's per-frame figure is its unthrottled CPU time × ${r.rate} (measured p95 ${ours.perFrame.cpuP95Ms} ms): CDP's CPU throttling reaches only the page's main thread, not workers.`,
+        `${at}: our worker's per-frame figure is its unthrottled CPU time × ${r.slowdown ?? r.rate} (measured p95 ${ours.perFrame.cpuP95Ms} ms): CDP's CPU throttling reaches only the page's main thread, not workers.`,
       );
     }
     if (r.app?.allMs?.length) {
       report.note(`${at}: end of speech → send in the app, each sentence (ms): ${r.app.allMs.join(', ')}; median ${r.app.medianMs}, max ${r.app.maxMs}.`);
+    }
+    if (r.slowdown !== undefined && r.slowdown !== r.rate) {
+      report.note(`${at}: Lighthouse's ${r.rate}× phone: this host (benchmarkIndex ${report.settings?.hostBenchmarkIndex ?? '?'}) slowed ${r.slowdown}×, main thread and worker alike.`);
     }
     for (const problem of r.problems ?? []) report.note(`${at}: ${problem}`);
   }
