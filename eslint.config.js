@@ -53,6 +53,17 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.test.{ts,tsx}', 'src/test/**', 'src/**/testing/**'],
-    rules: { 'formatjs/no-literal-string-in-jsx': 'off', 'no-restricted-syntax': 'off' },
+    rules: {
+      'formatjs/no-literal-string-in-jsx': 'off',
+      // The client tests share their modules across files (isolate: false, vite.config.ts): a
+      // module mock would reach only the files that ran before anything imported the module.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock)$/]",
+          message: 'Client tests share their modules across files: inject the dependency, or set and restore it around the test (src/test/specialAccount.ts).',
+        },
+      ],
+    },
   },
 );

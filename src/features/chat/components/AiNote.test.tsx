@@ -1,16 +1,13 @@
 import { screen } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
-import type * as EnvironmentsModule from '../../../app/environments.ts';
+import { describe, expect, it } from 'vitest';
+import { withSpecialAccount } from '../../../test/specialAccount.ts';
 import { renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { messageReceived } from '../../signaling/signalingActions.ts';
 import { chatSlice } from '../chatSlice.ts';
 import { ChatLog } from './ChatLog.tsx';
 
-// The test environment has no special account; pin the local one ('gov').
-vi.mock('../../../app/environments.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof EnvironmentsModule>();
-  return { ...actual, environment: { ...actual.environment, specialAccountId: 'gov' } };
-});
+// The test environment has no special account; pin the local one ('gov') for these tests.
+withSpecialAccount();
 
 const oneReply = chatSlice.reducer(undefined, messageReceived({ msg_type: 'tts', msg_id: 'r1', text: 'Hello' }));
 

@@ -1,14 +1,11 @@
 import { screen } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
-import type * as EnvironmentsModule from '../../../app/environments.ts';
+import { describe, expect, it } from 'vitest';
+import { withSpecialAccount } from '../../../test/specialAccount.ts';
 import { demoAccountInfo, renderWithProviders, validAccount } from '../../../test/render.tsx';
 import { PreSession } from './PreSession.tsx';
 
 // The test environment has no special account; pin the local one ('gov') for these tests.
-vi.mock('../../../app/environments.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof EnvironmentsModule>();
-  return { ...actual, environment: { ...actual.environment, specialAccountId: 'gov' } };
-});
+withSpecialAccount();
 
 describe('PreSession for the special account', () => {
   it('shows the AI-summary tip and the digital-host label', () => {
