@@ -14,11 +14,12 @@
  * The CPU throttling is calibrated to the host, as Lighthouse's throttling guide asks: its
  * default 4× slowdown turns a high-end desktop (benchmarkIndex about 1750) into a mid-tier
  * phone, so on a slower host it is scaled down in proportion (4 × index / 1750, at least 1×):
- * the phone simulated is the same on any machine. A first, uncounted run reads the host's
- * benchmarkIndex; the results record it and the multiplier beside the figures. Lighthouse reads
- * the index again at the start of every run, and on a shared host it moves with the load, so a
- * run counts only when its slowdown is within 15 % of what its own index asks for; else it is
- * run again at that slowdown.
+ * the phone simulated is the same on any machine. The host's index is the median of five
+ * readings of Lighthouse's own benchmark in a headless Chromium (bench/_host.mjs), taken once
+ * before the runs; every run uses the slowdown it gives. The results record it, the readings
+ * and the index Lighthouse read at the start of each run: a single reading moves by half
+ * between runs even on a quiet host (1,064 to 1,894 within two minutes on 2026-11-29), so
+ * chasing each run's own reading never settled.
  *
  * Reference: the previous run's medians (bench/results/lighthouse.json before this run),
  * printed beside this run's.
@@ -35,9 +36,10 @@ import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import { buildApp, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, resultsFile, runBench } from './_report.mjs';
-import { PHONE, phoneSlowdown } from './_host.mjs';
+import { chromium } from '@playwright/test';
+import { hostBenchmarkIndex, PHONE, phoneSlowdown } from './_host.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? (isQuick() ? 1 : 3));
+const RUNS = Number(process.env.BENCH_RUNS ?? (isQuick() ? 1 : 5));
 const OUT_DIR = join(ROOT, '.cache', 'bench-dist');
 /** The app's language → the browser language a visitor of that language has. */
 const LANGS = { en: 'en-US', cht: 'zh-TW' };
@@ -64,10 +66,8 @@ const median = (values) => {
 /** The slowdown that makes this host the phone Lighthouse's default makes of a high-end desktop. */
 const calibratedSlowdown = (benchmarkIndex) => phoneSlowdown(PHONE.slowdown, benchmarkIndex);
 
-/** How far a run's slowdown may be from the one its own benchmarkIndex asks for (a share of it). */
-const CALIBRATION_TOLERANCE = 0.15;
-/** Runs tried for each counted one before the host is called too unsteady to calibrate. */
-const MAX_ATTEMPTS = 6;
+/** Readings of the host's benchmarkIndex whose median calibrates the runs. */
+const HOST_READINGS = 5;
 
 /** One Lighthouse run in a fresh headless Chromium speaking `browserLang`, with `cpuSlowdownMultiplier`. */
 async function runOnce(url, browserLang, cpuSlowdownMultiplier = PHONE.slowdown) {
@@ -131,36 +131,26 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
   const runs = {};
   let slowdown = PHONE.slowdown;
   try {
-    // The calibration run: the host's benchmarkIndex, read by Lighthouse itself; not counted.
-    const calibration = await runOnce(`${standin.url}/25d/demo`, LANGS.en);
-    if (!(calibration.benchmarkIndex > 0)) throw new Error('Lighthouse reported no benchmarkIndex: the CPU throttling cannot be calibrated');
-    slowdown = calibratedSlowdown(calibration.benchmarkIndex);
-    console.log(`  host benchmarkIndex ${Math.round(calibration.benchmarkIndex)}: CPU slowdown ${slowdown}× (Lighthouse's ${PHONE.slowdown}× is for an index of ${PHONE.hostIndex})`);
+    // The calibration: the host's benchmarkIndex, Lighthouse's own benchmark, median of five.
+    const probe = await chromium.launch({ executablePath: CHROMIUM_PATH });
+    const calibration = await hostBenchmarkIndex(probe, HOST_READINGS).finally(() => probe.close());
+    if (!(calibration.index > 0)) throw new Error('the host benchmarkIndex could not be read: the CPU throttling cannot be calibrated');
+    slowdown = calibratedSlowdown(calibration.index);
+    console.log(`  host benchmarkIndex ${Math.round(calibration.index)} (readings ${calibration.readings.join(', ')}): CPU slowdown ${slowdown}× (Lighthouse's ${PHONE.slowdown}× is for an index of ${PHONE.hostIndex})`);
     report.settings = {
       page: '/25d/demo',
       runs: RUNS,
       languages: LANGS,
       formFactor: 'mobile (Lighthouse default)',
       throttling: 'simulated: slow 4G (Lighthouse default), CPU slowdown calibrated to the host',
-      hostBenchmarkIndex: Math.round(calibration.benchmarkIndex),
+      hostBenchmarkIndex: Math.round(calibration.index),
+      hostReadings: calibration.readings,
       cpuSlowdownMultiplier: slowdown,
     };
     for (const [lang, browserLang] of Object.entries(LANGS)) {
       runs[lang] = [];
       for (let i = 0; i < RUNS; i += 1) {
-        // On a shared host the index moves with the load by the minute (568 at calibration, 761
-        // to 1298 in the runs after it, in the run of 2026-11-29): a run counts only when the
-        // slowdown it ran with is within CALIBRATION_TOLERANCE of the one its own index asks
-        // for, else it is run again with that one.
-        let run;
-        for (let attempt = 1; ; attempt += 1) {
-          run = await runOnce(`${standin.url}/25d/demo`, browserLang, slowdown);
-          const own = run.benchmarkIndex > 0 ? calibratedSlowdown(run.benchmarkIndex) : slowdown;
-          if (Math.abs(own - slowdown) <= CALIBRATION_TOLERANCE * own) break;
-          console.log(`  ${lang} run ${i + 1}: ran at ${slowdown}× but its host index ${Math.round(run.benchmarkIndex)} asks for ${own}×: again at ${own}×`);
-          slowdown = own;
-          if (attempt === MAX_ATTEMPTS) throw new Error(`the host's speed did not hold still for ${MAX_ATTEMPTS} runs: the CPU throttling cannot be calibrated`);
-        }
+        const run = await runOnce(`${standin.url}/25d/demo`, browserLang, slowdown);
         console.log(`  ${lang} run ${i + 1}: perf ${run.performance}, a11y ${run.accessibility}, bp ${run['best-practices']}, seo ${run.seo}, FCP ${run.fcp.toFixed(2)} s, LCP ${run.lcp.toFixed(2)} s, TBT ${Math.round(run.tbt)} ms, CLS ${run.cls.toFixed(3)}`);
         runs[lang].push(run);
       }
@@ -187,10 +177,7 @@ await runBench('lighthouse', { what: 'Lighthouse 12, mobile with simulated slow 
     if (notFull.length > 0) report.note(`${lang}: audits below full score in some run: ${notFull.join('; ')}.`);
   }
   const indexes = Object.values(runs).flat().map((r) => r.benchmarkIndex).filter((v) => v > 0);
-  const used = [...new Set(Object.values(runs).flat().map((r) => r.cpuSlowdownMultiplier))];
-  report.settings.cpuSlowdownMultiplier = used.length === 1 ? used[0] : used;
-  report.note(`Each counted run's CPU slowdown was within ${CALIBRATION_TOLERANCE * 100} % of what its own benchmarkIndex asks for (4 × index / ${PHONE.hostIndex}); those used: ${used.map((v) => `${v}×`).join(', ')}.`);
-  report.note(`The host: benchmarkIndex ${report.settings.hostBenchmarkIndex} at calibration (${Math.round(Math.min(...indexes))} to ${Math.round(Math.max(...indexes))} over the counted runs); Lighthouse's default is ${PHONE.slowdown}× for an index of ${PHONE.hostIndex}.`);
+  report.note(`The host: benchmarkIndex ${report.settings.hostBenchmarkIndex}, the median of ${HOST_READINGS} readings (${report.settings.hostReadings.join(', ')}), so every run at ${slowdown}× (4 × index / ${PHONE.hostIndex}); Lighthouse read ${Math.round(Math.min(...indexes))} to ${Math.round(Math.max(...indexes))} at the start of the runs.`);
   report.table(`Medians of ${RUNS} runs, beside the goals and the previous run${previous ? ` (${previous.date.slice(0, 10)})` : ''}`, ['language', 'figure', 'median', 'goal', 'previous run'], rows);
 
   console.log(`lighthouse: /25d/demo, mobile, simulated slow 4G and ${slowdown}× CPU (host index ${report.settings.hostBenchmarkIndex}), median of ${RUNS}`);
