@@ -5,7 +5,8 @@
  * call must, never part of the product build) alternate in one run on the same machine,
  * against the same stand-in, each in a browser of its own with the same test microphone: a
  * looped WAV asking one of the demo's four questions every 20 s (bench/call-cost/mic.mjs).
- * At each CPU throttling rate (1× and 4×, DevTools' throttling of the page's main thread),
+ * At each CPU throttling rate (1× and 4×, DevTools' throttling of the page's main thread;
+ * "4×" is Lighthouse's phone on any host, 4 × this host's benchmarkIndex / 1750, bench/_host.mjs),
  * the sessions run app, floor, floor, app (so a load that rises or falls during the run
  * reaches both alike), each measured for a window of HALF_S after going live, hearing the
  * greeting, starting the call and a warm-up: 5 minutes of call per client and rate. Read in
@@ -42,6 +43,8 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
+import { chromium } from '@playwright/test';
+import { hostBenchmarkIndex, phoneSlowdown } from './_host.mjs';
 import { buildApp, CHROMIUM_PATH, ROOT, startStandin } from './_setup.mjs';
 import { isQuick, runBench } from './_report.mjs';
 import { makeMicrophone, questionsAnswered, spokenBetween } from './call-cost/mic.mjs';
@@ -138,6 +141,14 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
   };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
+  // "4×" is the phone Lighthouse's 4× makes of a high-end desktop, on any host (bench/_host.mjs).
+  const probe = await chromium.launch({ executablePath: CHROMIUM_PATH });
+  const host = await hostBenchmarkIndex(probe).finally(() => probe.close());
+  const throttles = Object.fromEntries(RATES.map((rate) => [rate, phoneSlowdown(rate, host.index)]));
+  report.settings.hostBenchmarkIndex = host.index;
+  report.settings.throttles = throttles;
+  for (const rate of RATES.filter((r) => throttles[r] !== r)) report.note(`${rate}× is Lighthouse's ${rate}× phone: this host (benchmarkIndex ${host.index}) slowed ${throttles[rate]}× (bench/_host.mjs).`);
+  console.log(`call-cost: host benchmarkIndex ${host.index}; throttling ${RATES.map((r) => `${r}× → ${throttles[r]}×`).join(', ')}`);
   const calls = [];
   let long = null;
   const common = { base: standin.url, micFile: MIC_FILE, pulseServer: output.server, viewport: VIEWPORT, warmupS: WARMUP_S };
@@ -147,7 +158,7 @@ await runBench('call-cost', { what: 'a whole hands-free call, the app against th
         const last = ORDER.lastIndexOf(client) === i;
         const profileS = rate === 1 && last ? PROFILE_S : 0;
         console.log(`call-cost: ${client} at ${rate}×, ${HALF_S} s measured${profileS ? `, then a ${profileS} s profile` : ''} (load ${load()})`);
-        const call = await attempt(`${client} at ${rate}×`, () => runCall({ ...common, client, rate, windows: [HALF_S], profileS, onWindow: (w) => printWindow(`${client} ${rate}×`, w) }));
+        const call = await attempt(`${client} at ${rate}×`, () => runCall({ ...common, client, rate, throttle: throttles[rate], windows: [HALF_S], profileS, onWindow: (w) => printWindow(`${client} ${rate}×`, w) }));
         for (const problem of call.problems) console.log(`  ! ${problem}`);
         calls.push(call);
       }

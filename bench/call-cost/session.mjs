@@ -173,7 +173,8 @@ function windowFigures(a, b, procs) {
 }
 
 /**
- * One call. options: client ('app' | 'floor'), rate (CPU throttling), base (the stand-in's
+ * One call. options: client ('app' | 'floor'), rate (the nominal CPU throttling, its name in
+ * the results), throttle (the slowdown applied to this host for it; `rate` when absent), base (the stand-in's
  * URL), micFile, pulseServer, viewport {width, height, dpr}, warmupS, windows (seconds of
  * each measured window, in order), heapEach (force a GC and read heap, nodes and listeners
  * after every window, not only the last), profileS (a CPU profile of the main thread after
@@ -190,7 +191,7 @@ export async function runCall(options) {
     ignoreDefaultArgs: ['--mute-audio'],
     env: { ...process.env, PULSE_SERVER: options.pulseServer },
   });
-  const result = { client: options.client, rate: options.rate, load: { start: load() }, windows: [], problems: [] };
+  const result = { client: options.client, rate: options.rate, throttle: options.throttle ?? options.rate, load: { start: load() }, windows: [], problems: [] };
   try {
     const root = browserPid(before);
     if (root === null) throw new Error('the browser process was not found under this process');
@@ -210,7 +211,7 @@ export async function runCall(options) {
     await client.live(page);
     // The greeting said and over: from here on the avatar speaks only to answer.
     await page.waitForFunction(() => window.__callCost.received.some((r) => r.kind === 'nlp_end'), null, { timeout: LIVE_TIMEOUT_MS, polling: 250 });
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.rate });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.throttle ?? options.rate });
     await client.startCall(page);
     await sleep(options.warmupS * 1000);
 
