@@ -26,6 +26,8 @@ const FIRST_CHUNK_LIBRARIES =
 
 /** The Node-level tests: the stand-in, the scripts, the integration and Node end-to-end tests. */
 const SERVER_TESTS = ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/e2e-node/**/*.test.ts'];
+/** What both projects of them share: Node, and time for stand-ins, browsers and child processes to start. */
+const NODE_TESTS = { environment: 'node', testTimeout: 30_000, hookTimeout: 60_000 } as const;
 /** Those of them that must have the machine to themselves (project `server-alone`). */
 const SERVER_TESTS_ALONE = ['tests/integration/abuse*.test.ts', 'server/speech/{stream,browser,sdk,recognizer}.test.ts'];
 
@@ -94,12 +96,10 @@ export default defineConfig(({ mode }) => {
         {
           extends: true,
           test: {
+            ...NODE_TESTS,
             name: 'server',
-            environment: 'node',
             include: SERVER_TESTS,
             exclude: SERVER_TESTS_ALONE,
-            testTimeout: 30_000,
-            hookTimeout: 60_000,
             // Two files at a time, after the client files: most of these wait on sockets, timers
             // and child processes rather than the CPU (313 s one at a time, about 220 s two).
             maxWorkers: 2,
@@ -109,11 +109,9 @@ export default defineConfig(({ mode }) => {
         {
           extends: true,
           test: {
+            ...NODE_TESTS,
             name: 'server-alone',
-            environment: 'node',
             include: SERVER_TESTS_ALONE,
-            testTimeout: 30_000,
-            hookTimeout: 60_000,
             // One file at a time, last: these load the machine on purpose (floods of sockets,
             // peers and espeak-ng, one per core) or decode speech in real time, and a file beside
             // them starved the other of the CPU (a visitor's first video packet over 40 s late).
